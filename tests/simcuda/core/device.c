@@ -1,0 +1,197 @@
+/* Simulated devices (SIMCUDA_ARCH) and driver contexts (one primary context per device, a
+ * per-thread stack of current contexts). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core_internal.h"
+
+/* Default name and SM count per architecture, from NVIDIA's product pages. */
+static const struct arch_info {
+	int sm;
+	int sm_count;
+	int tensor_cores;
+	const char *name;
+} arch_table[] = {
+	{50, 5, 0, "NVIDIA GeForce GTX 750 Ti"},
+	{52, 24, 0, "Tesla M40"},
+	{60, 56, 0, "Tesla P100-PCIE-16GB"},
+	{61, 20, 0, "NVIDIA GeForce GTX 1080"},
+	{70, 80, 1, "Tesla V100-SXM2-16GB"},
+	{72, 8, 1, "Xavier"},
+	{75, 40, 1, "Tesla T4"},
+	{80, 108, 1, "NVIDIA A100-SXM4-40GB"},
+	{86, 82, 1, "NVIDIA GeForce RTX 3090"},
+	{89, 58, 1, "NVIDIA L4"},
+	{90, 132, 1, "NVIDIA H100 80GB HBM3"},
+	{100, 148, 1, "NVIDIA B200"},
+	{120, 170, 1, "NVIDIA GeForce RTX 5090"},
+};
+
+static sim_device devices[CORE_MAX_DEVICES];
+static int ndevices;
+static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
+
+long core_env_long(const char *name, long def)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtol(s, &end, 10);
+	return *end ? def : v;
+}
+
+/* GTX 16xx parts are sm_75 without tensor cores (preampere.md: pytorch/pytorch#195716). */
+static int name_has_tensor_cores(const char *name, int arch_default)
+{
+	static const char *const without[] = {"GTX 16", "GTX 1650", "GTX 1660"};
+	for (size_t i = 0; i < sizeof without / sizeof without[0]; i++)
+		if (strstr(name, without[i]))
+			return 0;
+	return arch_default;
+}
+
+static void add_device(const char *spec, size_t len, size_t mem_bytes)
+{
+	char buf[128];
+	const struct arch_info *ai = NULL;
+	sim_device *d;
+	char *slash;
+	int sm;
+
+	if (ndevices == CORE_MAX_DEVICES || len >= sizeof buf)
+		return;
+	memcpy(buf, spec, len);
+	buf[len] = '\0';
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash++ = '\0';
+	if (sscanf(buf, "sm_%d", &sm) != 1 || sm < 30) {
+		fprintf(stderr, "simcuda: SIMCUDA_ARCH: ignoring '%s'\n", buf);
+		return;
+	}
+	for (size_t i = 0; i < sizeof arch_table / sizeof arch_table[0]; i++)
+		if (arch_table[i].sm <= sm)
+			ai = &arch_table[i];
+	d = &devices[ndevices];
+	d->ordinal = ndevices++;
+	d->sm = sm;
+	d->major = sm / 10;
+	d->minor = sm % 10;
+	d->sm_count = ai ? ai->sm_count : 4;
+	d->mem_bytes = mem_bytes;
+	snprintf(d->name, sizeof d->name, "%s", slash && *slash ? slash : ai ? ai->name : "GPU");
+	d->tensor_cores = name_has_tensor_cores(d->name, ai ? ai->tensor_cores && sm >= 70 : 0);
+}
+
+static void devices_init(void)
+{
+	const char *spec = getenv("SIMCUDA_ARCH");
+	size_t mem = (size_t)core_env_long("SIMCUDA_MEM_MB", 1024) << 20;
+
+	if (!spec || !*spec)
+		spec = "sm_80";
+	while (*spec) {
+		size_t len = strcspn(spec, ",");
+		add_device(spec, len, mem);
+		spec += len;
+		if (*spec == ',')
+			spec++;
+	}
+}
+
+int sim_device_count(void)
+{
+	pthread_once(&devices_once, devices_init);
+	return ndevices;
+}
+
+const sim_device *sim_device_get(int ordinal)
+{
+	if (ordinal < 0 || ordinal >= sim_device_count())
+		return NULL;
+	return &devices[ordinal];
+}
+
+/* ------------------------------------------------------------------ contexts */
+
+struct sim_ctx {
+	int device;
+};
+
+static sim_ctx primary[CORE_MAX_DEVICES];
+
+#define CTX_STACK 16
+static __thread sim_ctx *ctx_stack[CTX_STACK];
+static __thread int ctx_depth;   /* entries used; the top is the current context */
+
+sim_ctx *sim_ctx_primary(int ordinal)
+{
+	if (!sim_device_get(ordinal))
+		return NULL;
+	primary[ordinal].device = ordinal;
+	return &primary[ordinal];
+}
+
+int sim_ctx_device(const sim_ctx *ctx)
+{
+	return ctx ? ctx->device : -1;
+}
+
+sim_ctx *sim_ctx_current(void)
+{
+	return ctx_depth ? ctx_stack[ctx_depth - 1] : NULL;
+}
+
+void sim_ctx_set_current(sim_ctx *ctx)
+{
+	if (!ctx) {
+		if (ctx_depth)
+			ctx_depth--;
+		return;
+	}
+	if (!ctx_depth)
+		ctx_depth = 1;
+	ctx_stack[ctx_depth - 1] = ctx;
+}
+
+sim_err sim_ctx_push(sim_ctx *ctx)
+{
+	if (!ctx || ctx_depth == CTX_STACK)
+		return SIM_EINVAL;
+	ctx_stack[ctx_depth++] = ctx;
+	return SIM_OK;
+}
+
+sim_err sim_ctx_pop(sim_ctx **out)
+{
+	if (!ctx_depth)
+		return SIM_EINVAL;
+	if (out)
+		*out = ctx_stack[ctx_depth - 1];
+	ctx_depth--;
+	return SIM_OK;
+}
+
+int sim_current_device(void)
+{
+	if (!ctx_depth) {
+		if (sim_device_count() == 0)
+			return -1;
+		sim_ctx_set_current(sim_ctx_primary(0));
+	}
+	return sim_ctx_current()->device;
+}
+
+uint64_t sim_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,333 @@
+/* Simulated device memory.  Device addresses come from a reserved range the host cannot
+ * touch (PROT_NONE), so a host dereference of a device pointer crashes as it would on a real
+ * GPU; the bytes live in separate host buffers reached through sim_mem_map(), which checks
+ * every access against the live allocations: our compute-sanitizer. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core_internal.h"
+
+#define RESERVE_BYTES (64ull << 30)
+#define ALIGN 256u
+/* Unmapped bytes after each block, so a small overrun lands outside every allocation. */
+#define GUARD 256u
+#define FREED_RING 64
+
+struct block {
+	uint64_t addr;
+	size_t size;        /* as requested */
+	size_t span;        /* address space used, guard included */
+	int device;
+	sim_alloc_kind kind;
+	const char *api;
+	unsigned char *host;
+};
+
+static pthread_rwlock_t mem_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_once_t mem_once = PTHREAD_ONCE_INIT;
+static uint64_t range_lo, range_hi;
+static struct block *blocks;   /* sorted by addr */
+static size_t nblocks, cap_blocks;
+static uint64_t cursor;        /* next-fit start, so freed addresses are not reused at once */
+static size_t used[CORE_MAX_DEVICES];
+static struct block freed[FREED_RING];
+static unsigned nfreed;
+
+static sim_stats stats;
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void mem_init(void)
+{
+	void *p = mmap(NULL, RESERVE_BYTES, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	range_lo = (uint64_t)(uintptr_t)p;
+	range_hi = range_lo + RESERVE_BYTES;
+	cursor = range_lo + ALIGN; /* never hand out the range's first address */
+}
+
+int sim_mem_is_device(const void *p)
+{
+	uint64_t a = (uint64_t)(uintptr_t)p;
+	pthread_once(&mem_once, mem_init);
+	return a >= range_lo && a < range_hi;
+}
+
+/* Index of the first block whose addr > a. */
+static size_t upper_bound(uint64_t a)
+{
+	size_t lo = 0, hi = nblocks;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (blocks[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct block *find_block(uint64_t a)
+{
+	size_t i = upper_bound(a);
+	if (i && a < blocks[i - 1].addr + blocks[i - 1].size)
+		return &blocks[i - 1];
+	return NULL;
+}
+
+/* First gap of span bytes at or after from; 0 if none. */
+static uint64_t find_gap(uint64_t from, size_t span)
+{
+	size_t i = upper_bound(from);
+	uint64_t a = from;
+
+	if (i && blocks[i - 1].addr + blocks[i - 1].span > a)
+		a = blocks[i - 1].addr + blocks[i - 1].span;
+	for (; i < nblocks; i++) {
+		if (blocks[i].addr >= a + span)
+			break;
+		a = blocks[i].addr + blocks[i].span;
+	}
+	return a + span <= range_hi ? a : 0;
+}
+
+sim_err sim_mem_alloc(int device, size_t bytes, sim_alloc_kind kind, const char *api,
+		      void **dptr)
+{
+	const sim_device *d = sim_device_get(device);
+	size_t span = ((bytes + ALIGN - 1) / ALIGN) * ALIGN + GUARD;
+	struct block b = {0};
+	sim_err err = SIM_OK;
+	size_t i;
+
+	pthread_once(&mem_once, mem_init);
+	if (!d || !range_lo)
+		return SIM_EINVAL;
+	if (bytes == 0) {
+		*dptr = NULL; /* cudaMalloc(0) succeeds with a null pointer */
+		return SIM_OK;
+	}
+	if (bytes > d->mem_bytes)
+		return SIM_ENOMEM;
+	b.host = malloc(bytes);
+	if (!b.host)
+		return SIM_ENOMEM;
+	/* Fresh device memory is not zeroed on a GPU: NaN bytes make reads of it visible. */
+	if (sim_compute_enabled())
+		memset(b.host, 0xff, bytes);
+
+	pthread_rwlock_wrlock(&mem_lock);
+	if (used[device] + span - GUARD > d->mem_bytes) {
+		err = SIM_ENOMEM;
+		goto out;
+	}
+	b.addr = find_gap(cursor, span);
+	if (!b.addr)
+		b.addr = find_gap(range_lo + ALIGN, span);
+	if (!b.addr) {
+		err = SIM_ENOMEM;
+		goto out;
+	}
+	if (nblocks == cap_blocks) {
+		size_t ncap = cap_blocks ? cap_blocks * 2 : 64;
+		struct block *nb = realloc(blocks, ncap * sizeof *nb);
+		if (!nb) {
+			err = SIM_ENOMEM;
+			goto out;
+		}
+		blocks = nb;
+		cap_blocks = ncap;
+	}
+	b.size = bytes;
+	b.span = span;
+	b.device = device;
+	b.kind = kind;
+	b.api = api;
+	i = upper_bound(b.addr);
+	memmove(&blocks[i + 1], &blocks[i], (nblocks - i) * sizeof *blocks);
+	blocks[i] = b;
+	nblocks++;
+	used[device] += span - GUARD;
+	cursor = b.addr + span;
+	*dptr = (void *)(uintptr_t)b.addr;
+	b.host = NULL;
+out:
+	pthread_rwlock_unlock(&mem_lock);
+	free(b.host);
+	return err;
+}
+
+static void remove_block(size_t i)
+{
+	struct block *b = &blocks[i];
+	used[b->device] -= b->span - GUARD;
+	free(b->host);
+	b->host = NULL;
+	freed[nfreed++ % FREED_RING] = *b;
+	memmove(&blocks[i], &blocks[i + 1], (nblocks - i - 1) * sizeof *blocks);
+	nblocks--;
+}
+
+sim_err sim_mem_free(void *dptr)
+{
+	uint64_t a = (uint64_t)(uintptr_t)dptr;
+	sim_err err = SIM_EINVAL;
+	size_t i;
+
+	if (!dptr)
+		return SIM_OK;
+	pthread_rwlock_wrlock(&mem_lock);
+	i = upper_bound(a);
+	if (i && blocks[i - 1].addr == a) {
+		remove_block(i - 1);
+		err = SIM_OK;
+	}
+	pthread_rwlock_unlock(&mem_lock);
+	return err;
+}
+
+void core_mem_reset(int device)
+{
+	pthread_rwlock_wrlock(&mem_lock);
+	for (size_t i = nblocks; i-- > 0;)
+		if (blocks[i].device == device)
+			remove_block(i);
+	pthread_rwlock_unlock(&mem_lock);
+}
+
+/* Says where a bad access falls, for the report. */
+static void describe(uint64_t a, char *buf, size_t cap)
+{
+	size_t i = upper_bound(a);
+
+	for (unsigned k = 0; k < FREED_RING && k < nfreed; k++) {
+		const struct block *f = &freed[(nfreed - 1 - k) % FREED_RING];
+		if (a >= f->addr && a < f->addr + f->size) {
+			snprintf(buf, cap, "inside a freed %zu-byte block at 0x%" PRIx64
+				 " (from %s)", f->size, f->addr, f->api);
+			return;
+		}
+	}
+	if (i && a >= blocks[i - 1].addr) {
+		const struct block *b = &blocks[i - 1];
+		snprintf(buf, cap, "%" PRIu64 " bytes past the end of the %zu-byte block at 0x%"
+			 PRIx64 " (from %s)", a - (b->addr + b->size), b->size, b->addr, b->api);
+	} else if (i < nblocks) {
+		snprintf(buf, cap, "%" PRIu64 " bytes before the %zu-byte block at 0x%" PRIx64
+			 " (from %s)", blocks[i].addr - a, blocks[i].size, blocks[i].addr,
+			 blocks[i].api);
+	} else {
+		snprintf(buf, cap, "not in any allocation");
+	}
+}
+
+static void *map_locked(uint64_t a, size_t bytes)
+{
+	const struct block *b = find_block(a);
+	if (!b || bytes > b->size - (a - b->addr))
+		return NULL;
+	return b->host + (a - b->addr);
+}
+
+void *sim_mem_try_map(uint64_t dptr, size_t bytes)
+{
+	void *p;
+	pthread_rwlock_rdlock(&mem_lock);
+	p = map_locked(dptr, bytes ? bytes : 1);
+	pthread_rwlock_unlock(&mem_lock);
+	return p;
+}
+
+void *sim_mem_map(uint64_t dptr, size_t bytes, int write, const char *what)
+{
+	char where[200];
+	void *p;
+
+	pthread_rwlock_rdlock(&mem_lock);
+	p = map_locked(dptr, bytes ? bytes : 1);
+	if (!p) {
+		const struct block *b = find_block(dptr);
+		if (b) /* starts inside, runs past the end */
+			snprintf(where, sizeof where, "runs %zu bytes past the end of the %zu-byte "
+				 "block at 0x%" PRIx64 " (from %s)",
+				 bytes - (b->size - (size_t)(dptr - b->addr)), b->size, b->addr,
+				 b->api);
+		else
+			describe(dptr, where, sizeof where);
+	}
+	pthread_rwlock_unlock(&mem_lock);
+	if (!p) {
+		fprintf(stderr, "simcuda: invalid %s %s of %zu bytes at 0x%" PRIx64 ": %s (in %s)\n",
+			what ? what : "access", write ? "write" : "read", bytes, dptr, where,
+			core_current_api());
+		sim_log_note("invalid %s %s of %zu bytes at 0x%" PRIx64 ": %s (in %s)",
+			     what ? what : "access", write ? "write" : "read", bytes, dptr, where,
+			     core_current_api());
+	}
+	return p;
+}
+
+sim_err sim_mem_range(uint64_t dptr, uint64_t *base, size_t *size)
+{
+	const struct block *b;
+	sim_err err = SIM_EINVAL;
+
+	pthread_rwlock_rdlock(&mem_lock);
+	b = find_block(dptr);
+	if (b) {
+		if (base)
+			*base = b->addr;
+		if (size)
+			*size = b->size;
+		err = SIM_OK;
+	}
+	pthread_rwlock_unlock(&mem_lock);
+	return err;
+}
+
+void sim_mem_info(int device, size_t *free_bytes, size_t *total_bytes)
+{
+	const sim_device *d = sim_device_get(device);
+	size_t total = d ? d->mem_bytes : 0, u;
+
+	pthread_rwlock_rdlock(&mem_lock);
+	u = d ? used[device] : 0;
+	pthread_rwlock_unlock(&mem_lock);
+	if (free_bytes)
+		*free_bytes = total > u ? total - u : 0;
+	if (total_bytes)
+		*total_bytes = total;
+}
+
+/* ------------------------------------------------------------------ traffic */
+
+void sim_stats_get(sim_stats *out)
+{
+	pthread_mutex_lock(&stats_lock);
+	*out = stats;
+	pthread_mutex_unlock(&stats_lock);
+}
+
+void sim_stats_add(uint64_t rd, uint64_t wr, uint64_t launches, uint64_t gemms)
+{
+	pthread_mutex_lock(&stats_lock);
+	stats.bytes_read += rd;
+	stats.bytes_written += wr;
+	stats.kernel_launches += launches;
+	stats.gemms += gemms;
+	pthread_mutex_unlock(&stats_lock);
+}
+
+int sim_compute_enabled(void)
+{
+	static int enabled = -1;
+	if (enabled < 0)
+		enabled = core_env_long("SIMCUDA_COMPUTE", 1) != 0;
+	return enabled;
+}

@@ -1,0 +1,90 @@
+/* ptx: a PTX interpreter for the simulated driver.
+ *
+ * ptx_module_load() parses and pre-decodes PTX text once (no text is looked at during a
+ * launch); ptx_launch() runs a kernel over its grid with warp semantics: threads of a warp
+ * advance together, diverge on predicated branches and reconverge; bar.sync waits for the
+ * whole block; shfl.sync/vote.sync exchange within the warp; atomics are atomic (blocks
+ * run one at a time, so plain read-modify-write on the host is atomic).
+ *
+ * The interpreter knows nothing of CUDA: global memory is reached through ptx_mem, so the
+ * caller (simcore) decides what a valid address is.  This library is pure C with no global
+ * state, so it is also usable from unit tests and from the lowering pass's checks.
+ */
+#ifndef SIMCUDA_PTX_H
+#define SIMCUDA_PTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ptx_module ptx_module;
+typedef struct ptx_kernel ptx_kernel;
+
+typedef enum ptx_status {
+	PTX_OK = 0,
+	PTX_ESYNTAX,      /* text is not PTX we can parse */
+	PTX_EUNKNOWN,     /* an instruction or directive the interpreter does not implement */
+	PTX_EARCH,        /* instruction needs a newer .target / sm than given */
+	PTX_EVERSION,     /* .version newer than max_ptx_version */
+	PTX_ETARGET,      /* .target newer than the device */
+	PTX_ENOTFOUND,
+	PTX_EFAULT,       /* global access refused by ptx_mem.map */
+	PTX_ELAUNCH,      /* bad launch configuration or parameters */
+	PTX_ETRAP,        /* trap instruction, misaligned access, divergent barrier, ... */
+	PTX_ENOMEM,
+} ptx_status;
+
+typedef struct ptx_load_opts {
+	int device_sm;          /* e.g. 75: the arch the "JIT" compiles for */
+	int max_ptx_version;    /* e.g. 90 for ISA 9.0: newer .version -> PTX_EVERSION */
+} ptx_load_opts;
+
+/* Loads PTX text.  On failure returns NULL-module and writes a message into err that
+ * mimics the driver JIT / ptxas, naming the line, e.g.
+ *   "ptxas application ptx input, line 42; error   : Feature '.bf16' requires .target sm_80 or higher"
+ *   "ptxas application ptx input, line 17; error   : Unknown instruction 'foo.bar'"
+ * Arch rule: an instruction that needs sm_X fails when X > min(.target, device_sm);
+ * a .target above device_sm fails with PTX_ETARGET. */
+ptx_status ptx_module_load(const char *text, size_t len, const ptx_load_opts *opts,
+			   ptx_module **out, char *err, size_t errlen);
+void ptx_module_free(ptx_module *m);
+
+/* Kernels are .entry functions; .func functions are callable from them (call/ret). */
+ptx_kernel *ptx_module_kernel(ptx_module *m, const char *name);
+int ptx_kernel_param_count(const ptx_kernel *k);
+/* Size and offset of parameter i in the packed parameter buffer (CUDA ABI alignment). */
+size_t ptx_kernel_param_size(const ptx_kernel *k, int i);
+
+/* Module-scope .global/.const variables: their size and initialiser, so the caller can
+ * place them in device memory (it then reports the address back with ptx_module_bind_global). */
+int ptx_module_global_count(const ptx_module *m);
+const char *ptx_module_global_name(const ptx_module *m, int i, size_t *bytes, const void **init);
+void ptx_module_bind_global(ptx_module *m, int i, uint64_t dptr);
+
+typedef struct ptx_mem {
+	/* Host pointer for global bytes [addr, addr+bytes), or NULL if the access is invalid
+	 * (the caller reports it).  write is 1 for stores and atomics. */
+	void *(*map)(void *ctx, uint64_t addr, size_t bytes, int write);
+	void *ctx;
+} ptx_mem;
+
+typedef struct ptx_launch_stats {
+	uint64_t global_bytes_read, global_bytes_written, instructions;
+} ptx_launch_stats;
+
+/* params: as cuLaunchKernel's kernelParams (params[i] points at the i-th argument value).
+ * dyn_shmem: bytes of dynamic shared memory (extern .shared arrays).
+ * On failure err says what happened: instruction, line, thread and block. */
+ptx_status ptx_launch(const ptx_kernel *k, const unsigned grid[3], const unsigned block[3],
+		      unsigned dyn_shmem, void **params, const ptx_mem *mem,
+		      ptx_launch_stats *stats, char *err, size_t errlen);
+
+const char *ptx_status_name(ptx_status s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
