@@ -1,0 +1,180 @@
+/* The GEMM dispatcher: export -> plan -> (forward | retry | rewrite) -> real call.
+ * The common case (not bf16, nothing remembered) costs a few loads and branches. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "device.h"
+#include "gemm.h"
+#include "log.h"
+#include "plan.h"
+#include "real.h"
+#include "rewrite/rewrite.h"
+#include "verdict.h"
+
+__thread int shim_depth __attribute__((tls_model("initial-exec")));
+
+static atomic_ulong n_rewritten, n_retried, n_fallback;
+
+static const char *const sym_names[] = {
+#define X(name) #name,
+	REAL_CUBLAS_SYMBOLS(X)
+#undef X
+};
+
+static struct plan_call plan_call_of(const struct gemm_call *c)
+{
+	return (struct plan_call){
+		.atype = c->atype, .btype = c->btype, .ctype = c->ctype,
+		.compute = c->compute, .algo = c->algo,
+		.transa = c->transa, .transb = c->transb,
+		.m = c->m, .n = c->n, .k = c->k, .batch = c->batch,
+		.lda = c->lda, .ldb = c->ldb, .ldc = c->ldc,
+	};
+}
+
+/* "cublasGemmEx A=14 B=14 C=0 compute=68 algo=99 on sm_61": the log-once key and text. */
+static void describe(const struct gemm_call *c, const struct device_facts *dev, char *buf,
+		     size_t cap)
+{
+	snprintf(buf, cap, "%s A=%d B=%d C=%d compute=%d algo=%d on sm_%d", sym_names[c->sym],
+		 c->atype, c->btype, c->ctype, c->compute, c->algo, dev ? dev->sm : 0);
+}
+
+static abi_status forward_default_algo(const struct gemm_call *c)
+{
+	struct gemm_call d = *c;
+	d.algo = ABI_GEMM_DEFAULT;
+	return c->forward(&d);
+}
+
+/* Runs one decision.  A rewrite our machinery cannot carry out becomes the original call. */
+static abi_status execute(const struct gemm_call *c, const struct device_facts *dev,
+			  struct plan p)
+{
+	const char *why = NULL;
+	char what[160];
+	int st;
+
+	switch (p.decision) {
+	case DECIDE_PASS:
+		return c->forward(c);
+	case DECIDE_PASS_DEFAULT_ALGO:
+		return forward_default_algo(c);
+	case DECIDE_FP32:
+		st = rewrite_fp32(c, dev, &why);
+		if (st != REWRITE_UNAVAILABLE) {
+			atomic_fetch_add(&n_rewritten, 1);
+			return st;
+		}
+		atomic_fetch_add(&n_fallback, 1);
+		describe(c, dev, what, sizeof what);
+		shim_log_once(why, LOG_WARN, LOG_BY_SHIM,
+			      "cannot rewrite %s (%s): passing the call through unchanged", what,
+			      why);
+		return c->forward(c);
+	}
+	return c->forward(c);
+}
+
+static abi_status dispatch(struct gemm_call *c)
+{
+	const struct shim_config *cfg = shim_config();
+	struct plan_call pc = plan_call_of(c);
+	const struct device_facts *dev;
+	struct plan_device pd;
+	struct plan p, r;
+	char key[192], what[160];
+	abi_status st;
+	int bf16 = c->atype == ABI_R_16BF || c->btype == ABI_R_16BF;
+
+	/* Fast path: nothing to plan for a non-bf16 call until one has failed. */
+	if (!bf16 && !verdict_any()) {
+		st = c->forward(c);
+		if (st != ABI_STATUS_NOT_SUPPORTED && st != ABI_STATUS_ARCH_MISMATCH)
+			return st;
+		p = (struct plan){DECIDE_PASS, "no bf16 operand"};
+		dev = device_for_handle(c->handle);
+		goto retry;
+	}
+	dev = device_for_handle(c->handle);
+	if (!dev)
+		return c->forward(c);
+	pd = (struct plan_device){dev->sm, dev->tensor_cores};
+	if (!verdict_lookup(&pc, dev->sm, &p))
+		p = plan_gemm(&pc, &pd, cfg);
+	if (p.decision != DECIDE_PASS) {
+		describe(c, dev, what, sizeof what);
+		snprintf(key, sizeof key, "plan %s %s", plan_decision_name(p.decision), what);
+		shim_log_once(key, LOG_INFO, LOG_BY_NOBODY, "%s: %s path (%s)", what,
+			      plan_decision_name(p.decision), p.reason);
+	}
+	st = execute(c, dev, p);
+	if (st != ABI_STATUS_NOT_SUPPORTED && st != ABI_STATUS_ARCH_MISMATCH)
+		return st;
+retry:
+	if (!dev)
+		return st;
+	pd = (struct plan_device){dev->sm, dev->tensor_cores};
+	/* Each retry step either succeeds or moves to a strictly later decision. */
+	for (int step = 0; step < 3; step++) {
+		abi_status again;
+		r = plan_retry(&pc, &pd, cfg, p.decision, st);
+		if (r.decision == DECIDE_PASS)
+			return st;
+		again = execute(c, dev, r);
+		describe(c, dev, what, sizeof what);
+		snprintf(key, sizeof key, "retry %s %s", plan_decision_name(r.decision), what);
+		shim_log_once(key, LOG_WARN, LOG_BY_VENDOR, "%s returned status %d; retried as %s "
+			      "(%s): status %d", what, st, plan_decision_name(r.decision),
+			      r.reason, again);
+		atomic_fetch_add(&n_retried, 1);
+		if (again != ABI_STATUS_NOT_SUPPORTED && again != ABI_STATUS_ARCH_MISMATCH) {
+			if (again == ABI_STATUS_SUCCESS)
+				verdict_remember(&pc, dev->sm, r);
+			return again;
+		}
+		p = r;
+		st = again;
+	}
+	return st;
+}
+
+abi_status shim_gemm(struct gemm_call *c)
+{
+	abi_status st;
+
+	if (shim_depth)
+		return c->forward(c);
+	if (!real_init() || !real_cublas(c->sym))
+		return ABI_STATUS_NOT_INITIALIZED;
+	if (shim_config()->mode == MODE_OFF)
+		return c->forward(c);
+	shim_depth++;
+	st = dispatch(c);
+	shim_depth--;
+	return st;
+}
+
+typedef abi_status (*destroy_fn)(abi_handle);
+
+abi_status shim_cublas_destroy(abi_handle handle)
+{
+	if (!real_init() || !real_cublas(SYM_cublasDestroy_v2))
+		return ABI_STATUS_NOT_INITIALIZED;
+	device_forget_handle(handle);
+	return ((destroy_fn)real_cublas(SYM_cublasDestroy_v2))(handle);
+}
+
+/* One line at exit, and only if the shim changed anything. */
+__attribute__((destructor)) static void summary(void)
+{
+	unsigned long rw = atomic_load(&n_rewritten), rt = atomic_load(&n_retried),
+		      fb = atomic_load(&n_fallback);
+	if (rw || rt || fb)
+		shim_log(LOG_WARN, LOG_BY_NOBODY,
+			 "%lu GEMMs rewritten, %lu retried, %lu passed through after a failed "
+			 "rewrite", rw, rt, fb);
+}

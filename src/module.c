@@ -1,0 +1,84 @@
+/* Loading the embedded PTX once per context.  The constants live in a module of their own,
+ * initialised by the loader itself: no host-to-device copy, so no synchronisation. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+#include "log.h"
+#include "module.h"
+#include "real.h"
+
+#define MAX_CONTEXTS 32
+
+static const char constants_ptx[] =
+	".version 6.0\n.target sm_50\n.address_size 64\n"
+	".visible .global .align 4 .f32 bf16shim_one = 0f3F800000;\n"
+	".visible .global .align 4 .f32 bf16shim_zero = 0f00000000;\n";
+
+struct ctx_modules {
+	abi_context ctx;
+	int failed;
+	const char *why;
+	struct shim_module m;
+};
+
+static struct ctx_modules loaded[MAX_CONTEXTS];
+static int nloaded;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *load(struct shim_module *m)
+{
+	const struct real_driver *drv = real_driver();
+	abi_module kernels, constants;
+	size_t bytes;
+
+	if (!drv->cuModuleLoadData || !drv->cuModuleGetFunction || !drv->cuModuleGetGlobal ||
+	    !drv->cuLaunchKernel)
+		return "the driver lacks module or launch functions";
+	if (drv->cuModuleLoadData(&kernels, bf16shim_kernels_ptx) != ABI_CUDA_SUCCESS)
+		return "the driver refused the shim's PTX";
+	if (drv->cuModuleLoadData(&constants, constants_ptx) != ABI_CUDA_SUCCESS)
+		return "the driver refused the shim's constants";
+	if (drv->cuModuleGetFunction(&m->cast_bf16_f32, kernels, KERNEL_CAST_BF16_F32) ||
+	    drv->cuModuleGetFunction(&m->epilogue_f32, kernels, KERNEL_EPILOGUE_F32))
+		return "a kernel is missing from the shim's PTX";
+	if (drv->cuModuleGetFunction(&m->cast_f16_f32, kernels, KERNEL_CAST_F16_F32))
+		m->cast_f16_f32 = NULL;
+	if (drv->cuModuleGetGlobal(&m->one, &bytes, constants, "bf16shim_one") ||
+	    drv->cuModuleGetGlobal(&m->zero, &bytes, constants, "bf16shim_zero"))
+		return "the shim's constants are missing";
+	return NULL;
+}
+
+const struct shim_module *module_for_current_context(const char **why)
+{
+	const struct real_driver *drv = real_driver();
+	struct ctx_modules *e = NULL;
+	abi_context ctx = NULL;
+
+	if (!drv->cuCtxGetCurrent || drv->cuCtxGetCurrent(&ctx) != ABI_CUDA_SUCCESS || !ctx) {
+		*why = "no current CUDA context";
+		return NULL;
+	}
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < nloaded; i++)
+		if (loaded[i].ctx == ctx)
+			e = &loaded[i];
+	if (!e && nloaded < MAX_CONTEXTS) {
+		e = &loaded[nloaded++];
+		e->ctx = ctx;
+		e->why = load(&e->m);
+		e->failed = e->why != NULL;
+	}
+	pthread_mutex_unlock(&lock);
+	if (!e) {
+		*why = "too many CUDA contexts";
+		return NULL;
+	}
+	if (e->failed) {
+		*why = e->why;
+		return NULL;
+	}
+	return &e->m;
+}

@@ -1,0 +1,18 @@
+/* Our device code, loaded once per CUDA context through the real driver. */
+#ifndef BF16SHIM_MODULE_H
+#define BF16SHIM_MODULE_H
+
+#include "abi.h"
+
+struct shim_module {
+	abi_function cast_bf16_f32;
+	abi_function cast_f16_f32;   /* NULL if this build has no such kernel */
+	abi_function epilogue_f32;
+	abi_devptr one, zero;        /* 1.0f and 0.0f in device memory, for device pointer mode */
+};
+
+/* The kernels for the current context, or NULL (with *why) if they cannot be had; the
+ * failure is remembered so a broken load is not retried on every call. */
+const struct shim_module *module_for_current_context(const char **why);
+
+#endif

@@ -1,0 +1,133 @@
+/* A buffer reused on the same stream needs no synchronisation: stream order separates its
+ * uses.  While a stream is capturing, scratch is allocated and freed inside the capture
+ * (graph-owned), since a cached buffer could be freed while the graph still uses it. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+
+#include "log.h"
+#include "real.h"
+#include "workspace.h"
+
+#define MAX_ENTRIES 64
+
+struct entry {
+	abi_context ctx;
+	abi_stream stream;
+	abi_devptr ptr;
+	size_t bytes;
+	int in_use;
+};
+
+static struct entry entries[MAX_ENTRIES];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int alloc_on(abi_stream s, size_t bytes, abi_devptr *p)
+{
+	const struct real_driver *drv = real_driver();
+	if (drv->cuMemAllocAsync && drv->cuMemAllocAsync(p, bytes, s) == ABI_CUDA_SUCCESS)
+		return 1;
+	return drv->cuMemAlloc && drv->cuMemAlloc(p, bytes) == ABI_CUDA_SUCCESS;
+}
+
+static void free_on(abi_stream s, abi_devptr p)
+{
+	const struct real_driver *drv = real_driver();
+	if (!p)
+		return;
+	/* Memory from cuMemAlloc may also be freed stream-ordered (CUDA docs, cuMemFreeAsync). */
+	if (drv->cuMemFreeAsync && drv->cuMemFreeAsync(p, s) == ABI_CUDA_SUCCESS)
+		return;
+	if (drv->cuMemFree)
+		drv->cuMemFree(p);
+}
+
+static int capturing(abi_stream s)
+{
+	const struct real_driver *drv = real_driver();
+	int status = ABI_STREAM_CAPTURE_STATUS_NONE;
+	if (drv->cuStreamIsCapturing && drv->cuStreamIsCapturing(s, &status) != ABI_CUDA_SUCCESS)
+		return 1; /* cannot tell: take the path that is safe in both cases */
+	return status != ABI_STREAM_CAPTURE_STATUS_NONE;
+}
+
+static int temporary(abi_stream s, size_t bytes, struct ws_lease *out, const char **why)
+{
+	if (!alloc_on(s, bytes, &out->ptr)) {
+		*why = "no device memory for scratch";
+		return 0;
+	}
+	out->temporary = 1;
+	return 1;
+}
+
+int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, const char **why)
+{
+	const struct real_driver *drv = real_driver();
+	struct entry *e = NULL, *free_e = NULL;
+	abi_context ctx = NULL;
+
+	memset(out, 0, sizeof *out);
+	out->bytes = bytes;
+	out->stream = stream;
+	if (capturing(stream)) {
+		if (!drv->cuMemAllocAsync) {
+			*why = "stream capture needs stream-ordered allocation (CUDA 11.2+)";
+			return 0;
+		}
+		return temporary(stream, bytes, out, why);
+	}
+	if (drv->cuCtxGetCurrent)
+		drv->cuCtxGetCurrent(&ctx);
+
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_ENTRIES; i++) {
+		if (entries[i].ctx == ctx && entries[i].stream == stream && entries[i].bytes) {
+			e = &entries[i];
+			break;
+		}
+		if (!entries[i].bytes && !free_e)
+			free_e = &entries[i];
+	}
+	if (!e)
+		e = free_e;
+	if (!e || e->in_use) {
+		/* Another thread is using this stream's buffer, or the table is full. */
+		pthread_mutex_unlock(&lock);
+		return temporary(stream, bytes, out, why);
+	}
+	e->in_use = 1;
+	e->ctx = ctx;
+	e->stream = stream;
+	pthread_mutex_unlock(&lock);
+
+	if (e->bytes < bytes) {
+		abi_devptr p;
+		if (!alloc_on(stream, bytes, &p)) {
+			pthread_mutex_lock(&lock);
+			e->in_use = 0;
+			pthread_mutex_unlock(&lock);
+			*why = "no device memory for scratch";
+			return 0;
+		}
+		free_on(stream, e->ptr);
+		e->ptr = p;
+		e->bytes = bytes;
+	}
+	out->ptr = e->ptr;
+	out->entry = e;
+	return 1;
+}
+
+void workspace_release(struct ws_lease *lease)
+{
+	if (lease->temporary) {
+		free_on(lease->stream, lease->ptr);
+	} else if (lease->entry) {
+		pthread_mutex_lock(&lock);
+		((struct entry *)lease->entry)->in_use = 0;
+		pthread_mutex_unlock(&lock);
+	}
+	lease->ptr = 0;
+	lease->entry = NULL;
+}

@@ -1,0 +1,23 @@
+/* Scratch device memory for rewrites: one cached buffer per (context, stream), never larger
+ * than BF16SHIM_WORKSPACE_MB; stream-ordered allocation where the driver has it, so work
+ * stays asynchronous and CUDA-graph capture keeps working. */
+#ifndef BF16SHIM_WORKSPACE_H
+#define BF16SHIM_WORKSPACE_H
+
+#include <stddef.h>
+
+#include "abi.h"
+
+struct ws_lease {
+	abi_devptr ptr;
+	size_t bytes;
+	abi_stream stream;
+	int temporary;      /* freed (stream-ordered) at release */
+	void *entry;        /* the cache entry held, if any */
+};
+
+/* bytes must not exceed the configured cap.  Returns 0 and sets *why on failure. */
+int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, const char **why);
+void workspace_release(struct ws_lease *lease);
+
+#endif
