@@ -91,6 +91,8 @@ const struct device_facts *device_for_handle(abi_handle handle)
 	size_t s = slot_of(handle);
 	const struct device_facts *f;
 
+	if (!handle)
+		return NULL; /* cuBLAS answers a null handle itself */
 	for (size_t i = 0; i < HANDLE_SLOTS; i++) {
 		struct handle_slot *slot = &handles[(s + i) % HANDLE_SLOTS];
 		abi_handle h = atomic_load_explicit(&slot->handle, memory_order_acquire);

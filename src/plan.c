@@ -48,6 +48,13 @@ static int is_trans(int op)
 	return op == ABI_OP_N || op == ABI_OP_T || op == ABI_OP_C;
 }
 
+/* CUBLAS_GEMM_DEFAULT, ALGO0..23, and the tensor-op range. */
+static int is_algo(int algo)
+{
+	return (algo >= ABI_GEMM_DEFAULT && algo <= ABI_GEMM_ALGO23) ||
+	       plan_is_tensor_op_algo(algo);
+}
+
 static int64_t max1(int64_t v)
 {
 	return v > 1 ? v : 1;
@@ -57,7 +64,7 @@ static int64_t max1(int64_t v)
  * exactly the real library's status for them. */
 static int arguments_valid(const struct plan_call *c)
 {
-	if (!is_trans(c->transa) || !is_trans(c->transb))
+	if (!is_trans(c->transa) || !is_trans(c->transb) || !is_algo(c->algo))
 		return 0;
 	if (c->m < 0 || c->n < 0 || c->k < 0 || c->batch < 0)
 		return 0;

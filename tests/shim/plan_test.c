@@ -45,6 +45,10 @@ static const struct row rows[] = {
 	/* Invalid arguments are the library's to answer. */
 	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, -1, 8, DECIDE_PASS},
 	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 8, 4, DECIDE_PASS},
+	{__LINE__, BF, BF, F, 12345, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_PASS},
+	{__LINE__, BF, BF, F, ABI_GEMM_ALGO23, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_FP32},
+	{__LINE__, BF, BF, F, ABI_GEMM_ALGO15_TENSOR_OP, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8,
+	 DECIDE_FP32},
 	/* Compute types the fp32 path does not honour. */
 	{__LINE__, BF, BF, ABI_COMPUTE_64F, DEF, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_PASS},
 	{__LINE__, BF, D, F, DEF, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_PASS},

@@ -140,7 +140,8 @@ int sim_call_fault(sim_call *c, int *status)
 		int ok = r->prefix ? strncmp(c->api, r->api, strlen(r->api)) == 0
 				   : strcmp(c->api, r->api) == 0;
 		for (int k = 0; ok && k < r->ncond; k++)
-			ok = has_arg(c->args, r->key[k], r->value[k]);
+			ok = strcmp(r->key[k], "depth") == 0 ? atoi(r->value[k]) == c->depth
+							    : has_arg(c->args, r->key[k], r->value[k]);
 		if (!ok)
 			continue;
 		n = atomic_fetch_add(&r->hits, 1) + 1;

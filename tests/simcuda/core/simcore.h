@@ -73,7 +73,8 @@ SIM_API int sim_status_parse(sim_family fam, const char *name, int *status);
  * SIMCUDA_FAIL holds rules separated by ';':   API[#N|#N+][:k=v,k=v...]=STATUS
  *   API     exact entry-point name (e.g. cublasGemmEx, cuMemAlloc_v2) or a prefix ending in '*'
  *   #N      only the N-th call that matches the rest of the rule; #N+ that one and all later
- *   k=v     each must equal the logged argument of that name (string compare)
+ *   k=v     each must equal the logged argument of that name (string compare); the key
+ *           "depth" matches the call's nesting depth (0: made by the program or the shim)
  *   STATUS  a name or number in the API's family (see sim_status_parse)
  * Example: "cublasGemmEx:atype=R_16F,ctype=R_32F,algo=DEFAULT_TENSOR_OP=NOT_SUPPORTED;
  *           cuMemAlloc_v2#3=OUT_OF_MEMORY"

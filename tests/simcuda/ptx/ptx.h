@@ -58,6 +58,22 @@ int ptx_kernel_param_count(const ptx_kernel *k);
 /* Size and offset of parameter i in the packed parameter buffer (CUDA ABI alignment). */
 size_t ptx_kernel_param_size(const ptx_kernel *k, int i);
 
+/* Additions beyond the original contract (simcore may use them; none is required). */
+size_t ptx_kernel_param_offset(const ptx_kernel *k, int i);
+const char *ptx_kernel_name(const ptx_kernel *k);
+typedef struct ptx_kernel_attrs {
+	unsigned shared_bytes;   /* static shared memory (without dynamic) */
+	unsigned local_bytes;    /* local memory per thread */
+	unsigned param_bytes;    /* packed parameter buffer */
+	unsigned num_regs;       /* 64-bit register slots per thread */
+	unsigned max_threads;    /* from .maxntid/.reqntid, else 1024 */
+	unsigned reqntid[3];     /* .reqntid, zeros if absent */
+} ptx_kernel_attrs;
+void ptx_kernel_get_attrs(const ptx_kernel *k, ptx_kernel_attrs *a);
+/* A launch fails (PTX_ETRAP) after this many thread-instructions: a guard against kernels
+ * that never finish.  0 restores the default (2^40). */
+void ptx_module_set_step_limit(ptx_module *m, uint64_t max_thread_instructions);
+
 /* Module-scope .global/.const variables: their size and initialiser, so the caller can
  * place them in device memory (it then reports the address back with ptx_module_bind_global). */
 int ptx_module_global_count(const ptx_module *m);
@@ -69,6 +85,9 @@ typedef struct ptx_mem {
 	 * (the caller reports it).  write is 1 for stores and atomics. */
 	void *(*map)(void *ctx, uint64_t addr, size_t bytes, int write);
 	void *ctx;
+	/* Optional (may be NULL): like map, but silent when the range is invalid.  The
+	 * interpreter uses it to map the span of a whole warp's accesses at once. */
+	void *(*try_map)(void *ctx, uint64_t addr, size_t bytes, int write);
 } ptx_mem;
 
 typedef struct ptx_launch_stats {

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Checks the shim's PTX files against the portability rules of issue 3 (preampere.md, "CUDA
+# versions"): .version <= 7.0, .target <= sm_52, no bf16 type or sm_80+ instruction; then
+# assembles each with ptxas for the lowest architecture that ptxas accepts (exit 77, skip,
+# when there is no ptxas).  With --selftest FILE: checks that the rules reject broken copies.
+
+# rules FILE: 0 when FILE follows the rules; prints what is wrong.
+rules() {
+	ver=$(sed -n 's/^[[:space:]]*\.version[[:space:]]\+\([0-9]\+\.[0-9]\+\).*/\1/p' "$1")
+	major=${ver%.*}
+	minor=${ver#*.}
+	bad=0
+	if [ -z "$ver" ] || [ $((major * 10 + minor)) -gt 70 ]; then
+		echo "FAIL: .version is '$ver', want <= 7.0"; bad=1
+	fi
+	target=$(sed -n 's/^[[:space:]]*\.target[[:space:]]\+sm_\([0-9]\+\).*/\1/p' "$1")
+	if [ -z "$target" ] || [ "$target" -gt 52 ]; then
+		echo "FAIL: .target is sm_'$target', want <= sm_52"; bad=1
+	fi
+	# Types and instructions that need sm_80 or newer (preampere.md's table and friends).
+	if grep -nE '\.bf16|\.tf32|\.e4m3|\.e5m2|\bmma\.|\bwgmma|\bldmatrix|\bcp\.async|\bredux|\.relu\b|\bsetmaxnreg|\belect\.' "$1"; then
+		echo "FAIL: the lines above need sm_80 or newer"; bad=1
+	fi
+	return $bad
+}
+
+if [ "$1" = --selftest ]; then
+	ptx=$2
+	tmp=$(mktemp) || exit 1
+	trap 'rm -f "$tmp"' EXIT
+	rules "$ptx" >/dev/null || { echo "FAIL: the real PTX breaks the rules"; exit 1; }
+	for edit in 's/^\.version .*/.version 7.1/' 's/^\.target .*/.target sm_80/' \
+		    's/^\.target .*/.target sm_61/' \
+		    's/cvt\.rn\.f16\.f32/cvt.rn.bf16.f32/' 's/^\(\t*\)ret;/\1mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {}, {}, {}, {};\n\1ret;/'; do
+		sed "$edit" "$ptx" > "$tmp"
+		if cmp -s "$ptx" "$tmp"; then
+			echo "FAIL: edit '$edit' changed nothing"; exit 1
+		fi
+		if rules "$tmp" >/dev/null; then
+			echo "FAIL: the rules accept the PTX after '$edit'"; exit 1
+		fi
+	done
+	echo "ok: the rules reject every broken copy"
+	exit 0
+fi
+
+for ptx in "$@"; do
+	[ -r "$ptx" ] || { echo "FAIL: cannot read $ptx"; exit 1; }
+	rules "$ptx" || exit 1
+	echo "ok: $ptx: .version $ver, .target sm_$target, no sm_80 instructions"
+done
+
+ptxas=/usr/local/cuda/bin/ptxas
+[ -x "$ptxas" ] || ptxas=$(command -v ptxas) || { echo "SKIP: no ptxas"; exit 77; }
+probe=$(mktemp) && out=$(mktemp) || exit 1
+trap 'rm -f "$probe" "$out"' EXIT
+printf '.version %s\n.target sm_50\n.address_size 64\n' "$ver" > "$probe"
+for arch in sm_50 sm_52 sm_60 sm_61 sm_70 sm_75; do
+	# An empty module tells "arch unknown to this ptxas" apart from an error in our PTX.
+	"$ptxas" --gpu-name $arch -o "$out" "$probe" >/dev/null 2>&1 || continue
+	echo "ptxas $("$ptxas" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'): lowest accepted architecture $arch"
+	for ptx in "$@"; do
+		if ! "$ptxas" --gpu-name $arch -v -o "$out" "$ptx"; then
+			echo "FAIL: ptxas rejected $ptx for $arch"
+			exit 1
+		fi
+		echo "ok: $ptx assembled for $arch"
+	done
+	exit 0
+done
+echo "FAIL: $ptxas accepts none of sm_50 .. sm_75"
+exit 1

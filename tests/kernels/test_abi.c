@@ -1,0 +1,52 @@
+/* The kernels' parameter lists as the interpreter parses them must match kernels.h. */
+#include <stdio.h>
+
+#include "harness.h"
+#include "kernels.h"
+#include "tests.h"
+
+static const struct {
+	const char *kernel;
+	int count;
+	unsigned char sizes[32];
+} abi[] = {
+	/* view (6 x u64), rows, cols, dst, dst_batch_stride */
+	{ KERNEL_CAST_BF16_F32, 10, { 8, 8, 8, 8, 8, 8, 4, 4, 8, 8 } },
+	{ KERNEL_CAST_F16_F32, 10, { 8, 8, 8, 8, 8, 8, 4, 4, 8, 8 } },
+	/* d, d_batch_stride, rows, cols, view c, ctype, alpha, beta, alpha_ptr, beta_ptr */
+	{ KERNEL_EPILOGUE_F32, 15, { 8, 8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8 } },
+	/* view, rows, cols, words */
+	{ KERNEL_ABSMAX_ROWS, 9, { 8, 8, 8, 8, 8, 8, 4, 4, 8 } },
+	{ KERNEL_ABSMAX_COLS, 9, { 8, 8, 8, 8, 8, 8, 4, 4, 8 } },
+	/* view, rows, cols, dst, dst_batch_stride, words, along */
+	{ KERNEL_CAST_BF16_F16_SCALED, 12, { 8, 8, 8, 8, 8, 8, 4, 4, 8, 8, 8, 4 } },
+	/* the epilogue's 15, row_words, col_words, view a, transa, view b, transb, k */
+	{ KERNEL_EPILOGUE_SCALED, 32, { 8, 8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8, 8,
+					8, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4 } },
+};
+
+/* Loads on every architecture from Maxwell to Hopper under a CUDA 11.0-level PTX ISA. */
+int test_abi(void)
+{
+	static const int sms[] = { 50, 52, 61, 70, 75, 80, 86, 90 };
+	for (size_t s = 0; s < sizeof sms / sizeof sms[0]; s++) {
+		ptx_module *mod = load_module(sms[s]);
+		if (!mod)
+			continue;
+		for (size_t i = 0; i < sizeof abi / sizeof abi[0]; i++) {
+			ptx_kernel *k = ptx_module_kernel(mod, abi[i].kernel);
+			CHECK(k != NULL, "sm_%d: kernel %s missing", sms[s], abi[i].kernel);
+			if (!k)
+				continue;
+			int n = ptx_kernel_param_count(k);
+			CHECK(n == abi[i].count, "%s: %d parameters, want %d", abi[i].kernel, n,
+			      abi[i].count);
+			for (int p = 0; p < n && p < abi[i].count; p++)
+				CHECK(ptx_kernel_param_size(k, p) == abi[i].sizes[p],
+				      "%s parameter %d: size %zu, want %u", abi[i].kernel, p,
+				      ptx_kernel_param_size(k, p), abi[i].sizes[p]);
+		}
+		ptx_module_free(mod);
+	}
+	return fails;
+}

@@ -1,0 +1,302 @@
+/* Tests of bf16shim_epilogue_f32: out = alpha * d + beta * C rounded to C's type, over every
+ * view shape, with host and device scalars, beta == 0 (C never read), special values and
+ * round-to-nearest-even ties. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "kernels.h"
+#include "ref.h"
+#include "tests.h"
+
+static const char *const type_name[] = { "f32", "bf16", "f16" };
+
+static const uint32_t f32_specials[] = {
+	0x7f800001, 0x7fbfffff, 0xff800001, 0x7fc00000, 0x7fffffff, 0xffffffff,  /* NaN */
+	0x7f800000, 0xff800000, 0x00000000, 0x80000000,                          /* Inf, 0 */
+	0x00000001, 0x80000001, 0x007fffff, 0x00400000, 0x00008000, 0x00018000,  /* denormal */
+	0x3f808000, 0x3f818000, 0x3f807fff, 0x3f808001, 0xbf818000,              /* bf16 ties */
+	0x7f7f8000, 0x7f7effff, 0x7f7fffff, 0xff7f8000, 0x7f7e8000,              /* bf16 max */
+	0x477fe000, 0x477fefff, 0x477ff000, 0x47800000, 0xc77ff000,              /* f16 max */
+	0x33800000, 0x33000000, 0x33000001, 0x33c00000, 0x387fc000,              /* f16 tiny */
+	0x3f801000, 0x3f803000, 0x3f800fff, 0x3f801001, 0x38800000,              /* f16 ties */
+};
+static const uint32_t bf16_specials[] = {
+	0x7f81, 0xffc0, 0x7f80, 0xff80, 0x0001, 0x8001, 0x007f, 0x0000, 0x8000, 0x7f7f,
+};
+static const uint32_t f16_specials[] = {
+	0x7c01, 0xfe00, 0x7c00, 0xfc00, 0x0001, 0x03ff, 0x7bff, 0x8000, 0x0000, 0xfbff,
+};
+#define COUNT(a) (sizeof a / sizeof a[0])
+
+static size_t esz_of(int ctype)
+{
+	return ctype == KERNEL_TYPE_F32 ? 4 : 2;
+}
+
+static uint32_t bits_at(int ctype, const void *p)
+{
+	uint32_t v = 0;
+	memcpy(&v, p, esz_of(ctype));
+	return v;
+}
+
+static float value_of(int ctype, const void *p)
+{
+	uint32_t v = bits_at(ctype, p);
+	return ctype == KERNEL_TYPE_F32 ? f32_of(v) :
+	       ctype == KERNEL_TYPE_BF16 ? ref_bf16_to_f32((uint16_t)v) : ref_f16_to_f32((uint16_t)v);
+}
+
+/* Value generators: mostly ordinary numbers, sometimes a special one. */
+static uint32_t gen_f32(void)
+{
+	uint32_t r = rnd();
+	if (r % 16 == 0)
+		return f32_specials[rnd() % COUNT(f32_specials)];
+	return (r & 0x807fffff) | ((120 + rnd() % 16) << 23);
+}
+
+static uint32_t gen_bf16(void)
+{
+	return gen_f32() >> 16;
+}
+
+static uint32_t gen_f16(void)
+{
+	uint32_t r = rnd();
+	if (r % 16 == 0)
+		return f16_specials[rnd() % COUNT(f16_specials)];
+	return (r & 0x83ff) | ((9 + rnd() % 14) << 10);
+}
+
+static uint32_t gen_bf16_special(void)
+{
+	return rnd() % 3 ? gen_bf16() : bf16_specials[rnd() % COUNT(bf16_specials)];
+}
+
+static uint32_t gen_f16_special(void)
+{
+	return rnd() % 3 ? gen_f16() : f16_specials[rnd() % COUNT(f16_specials)];
+}
+
+static uint32_t (*const gen_c[])(void) = { gen_f32, gen_bf16, gen_f16 };
+
+/* The specials in order, then random rounding ties for bf16 and f16 (normal and subnormal). */
+static unsigned seq;
+static uint32_t gen_ties(void)
+{
+	unsigned i = seq++;
+	if (i < COUNT(f32_specials))
+		return f32_specials[i];
+	static const uint32_t low16[] = { 0x8000, 0x7fff, 0x8001 }, low13[] = { 0x1000, 0xfff, 0x1001 };
+	uint32_t sign = rnd() & 0x80000000;
+	switch (i % 3) {
+	case 0: {
+		uint32_t hi = rnd() & 0xffff;
+		if ((hi & 0x7f80) == 0x7f80)
+			hi &= 0xbfff;
+		return hi << 16 | low16[rnd() % 3];
+	}
+	case 1:
+		return sign | (113 + rnd() % 30) << 23 | (rnd() & 0x7fe000) | low13[rnd() % 3];
+	default:
+		return sign | bits_of((float)(2 * (rnd() % 1024) + 1) * 0x1p-25f);
+	}
+}
+
+static uint32_t nan_f32(void) { return 0x7fc00000; }
+static uint32_t nan_bf16(void) { return 0x7fc0; }
+static uint32_t nan_f16(void) { return 0x7e00; }
+static uint32_t (*const gen_nan[])(void) = { nan_f32, nan_bf16, nan_f16 };
+
+static ptx_status run_epi(ptx_module *mod, const struct mat *d, const struct mat *c,
+			  uint32_t ctype, float alpha, float beta, const float *alpha_dev,
+			  const float *beta_dev, unsigned gx, unsigned gy)
+{
+	uint32_t rows = c->rows, cols = c->cols;
+	uint64_t dptr = d->v.ptr, dstride = d->v.bstride;
+	uint64_t ap = alpha_dev ? dev(alpha_dev) : 0, bp = beta_dev ? dev(beta_dev) : 0;
+	struct view v = c->v;
+	void *argv[] = { &dptr, &dstride, &rows, &cols, &v.ptr, &v.array, &v.bstride, &v.ld,
+			 &v.row0, &v.col0, &ctype, &alpha, &beta, &ap, &bp };
+	return launch(mod, KERNEL_EPILOGUE_F32, gx, gy, c->batch, argv);
+}
+
+/* Compares every element of C with the reference of its pre-launch value. */
+static void check_epi(const struct mat *d, const struct mat *c, int ctype, float alpha,
+		      float beta, const char *ctx)
+{
+	for (unsigned b = 0; b < c->batch; b++)
+		for (unsigned col = 0; col < c->cols; col++)
+			for (unsigned r = 0; r < c->rows; r++) {
+				float dv, cv = value_of(ctype, mat_before(c, b, r, col));
+				memcpy(&dv, mat_at(d, b, r, col), 4);
+				char e[256];
+				snprintf(e, sizeof e, "%s: b=%u r=%u c=%u d=%a C=%a", ctx, b, r, col, dv,
+					 cv);
+				check_out(ctype, bits_at(ctype, mat_at(c, b, r, col)),
+					  ref_epilogue(alpha, dv, beta, cv), e);
+			}
+	mat_check_outside(c, ctx);
+}
+
+static void setup(struct mat *d, struct mat *c, int ctype, unsigned rows, unsigned cols,
+		  unsigned batch, int arr, unsigned n, uint32_t (*dgen)(void),
+		  uint32_t (*cgen)(void), int c_access)
+{
+	mat_make(d, rows, cols, batch, 4, 0, 0, 0, 0, n % 2 * 9, BUF_RO);
+	mat_make(c, rows, cols, batch, esz_of(ctype), arr, n % 4 * 5, n % 3, n % 5, 3, c_access);
+	mat_fill(d, dgen);
+	mat_fill(c, cgen);
+	mat_snapshot(c);
+}
+
+int test_epilogue_views(void)
+{
+	static const unsigned rows_list[] = { 1, 7, 33, 130, 300 }, cols_list[] = { 1, 4 };
+	static const float ab[][2] = { { 1, 1 }, { -0.75f, 0.5f }, { 3.5f, -2 }, { 0.1f, 1.3f } };
+	for (int i = 0; i < n_test_sms; i++) {
+		ptx_module *mod = load_module(test_sms[i]);
+		if (!mod)
+			continue;
+		unsigned n = 0;
+		for (int t = 0; t < 3; t++)
+			for (int ri = 0; ri < 5; ri++)
+				for (int ci = 0; ci < 2; ci++)
+					for (int arr = 0; arr < 2; arr++, n++) {
+						unsigned rows = rows_list[ri], cols = cols_list[ci];
+						unsigned gys[] = { 1, 2, cols, cols + 3 };
+						unsigned gx = grid_rows(rows) + n % 2, gy = gys[n % 4];
+						float alpha = ab[n % 4][0], beta = ab[n % 4][1];
+						struct mat d, c;
+						setup(&d, &c, t, rows, cols, 1 + n % 3, arr, n, gen_f32,
+						      gen_c[t], BUF_RW);
+						char ctx[160];
+						snprintf(ctx, sizeof ctx,
+							 "sm_%d %s rows=%u cols=%u batch=%u array=%d grid=(%u,%u) "
+							 "alpha=%g beta=%g", test_sms[i], type_name[t], rows,
+							 cols, c.batch, arr, gx, gy, alpha, beta);
+						CHECK(run_epi(mod, &d, &c, t, alpha, beta, NULL, NULL, gx,
+							      gy) == PTX_OK, "%s launch", ctx);
+						check_epi(&d, &c, t, alpha, beta, ctx);
+						buf_free_all();
+					}
+		ptx_module_free(mod);
+	}
+	return fails;
+}
+
+/* Device pointer mode: the host-side values (NaN here) must be ignored. */
+int test_epilogue_device_scalars(void)
+{
+	for (int i = 0; i < n_test_sms; i++) {
+		ptx_module *mod = load_module(test_sms[i]);
+		if (!mod)
+			continue;
+		for (int t = 0; t < 3; t++)
+			for (int mode = 0; mode < 3; mode++) {
+				float *a = buf_alloc(4, BUF_RO), *bt = buf_alloc(4, BUF_RO);
+				*a = 2.5f;
+				*bt = -1.25f;
+				float ha = mode == 2 ? 1.5f : NAN, hb = mode == 1 ? 0.5f : NAN;
+				const float *ap = mode != 2 ? a : NULL, *bp = mode != 1 ? bt : NULL;
+				struct mat d, c;
+				setup(&d, &c, t, 130, 3, 2, mode == 1, mode, gen_f32, gen_c[t], BUF_RW);
+				char ctx[96];
+				snprintf(ctx, sizeof ctx, "sm_%d %s alpha %s beta %s", test_sms[i],
+					 type_name[t], ap ? "device" : "host", bp ? "device" : "host");
+				CHECK(run_epi(mod, &d, &c, t, ha, hb, ap, bp, 1, 2) == PTX_OK, "%s", ctx);
+				check_epi(&d, &c, t, ap ? *a : ha, bp ? *bt : hb, ctx);
+				buf_free_all();
+			}
+		ptx_module_free(mod);
+	}
+	return fails;
+}
+
+/* beta == 0: C holds NaN and is write-only (a read fails the launch), so the result shows
+ * both that C is not read and that its NaN does not leak.  With beta = 1 the same setup must
+ * fault, which proves the write-only mapping is effective. */
+int test_epilogue_beta_zero(void)
+{
+	for (int i = 0; i < n_test_sms; i++) {
+		ptx_module *mod = load_module(test_sms[i]);
+		if (!mod)
+			continue;
+		for (int t = 0; t < 3; t++)
+			for (int mode = 0; mode < 4; mode++) {
+				float *zero = buf_alloc(4, BUF_RO);
+				*zero = 0;
+				float hb = mode == 0 ? 0.0f : mode == 1 ? -0.0f : mode == 2 ? NAN : 1.0f;
+				const float *bp = mode == 2 ? zero : NULL;
+				struct mat d, c;
+				setup(&d, &c, t, 33, 5, 2, mode & 1, mode, gen_f32, gen_nan[t], BUF_WO);
+				char ctx[96];
+				snprintf(ctx, sizeof ctx, "sm_%d %s beta %s%g", test_sms[i], type_name[t],
+					 bp ? "device " : "", bp ? *bp : hb);
+				ptx_status s = run_epi(mod, &d, &c, t, 1.75f, hb, NULL, bp, 1, 2);
+				if (mode == 3) {
+					CHECK(s == PTX_EFAULT, "%s: reading write-only C gave %s", ctx,
+					      ptx_status_name(s));
+				} else {
+					CHECK(s == PTX_OK, "%s launch", ctx);
+					check_epi(&d, &c, t, 1.75f, 0, ctx);
+				}
+				buf_free_all();
+			}
+		ptx_module_free(mod);
+	}
+	return fails;
+}
+
+/* NaN, Inf, denormals, overflow and rounding ties, through alpha only and through beta * C. */
+int test_epilogue_specials(void)
+{
+	static const float ab[][2] = { { 1, 0 }, { 0x1p-130f, 0 }, { 1, 1 }, { -3, 0.5f } };
+	static uint32_t (*const cspecial[])(void) = { gen_f32, gen_bf16_special, gen_f16_special };
+	for (int i = 0; i < n_test_sms; i++) {
+		ptx_module *mod = load_module(test_sms[i]);
+		if (!mod)
+			continue;
+		for (int t = 0; t < 3; t++)
+			for (int k = 0; k < 4; k++) {
+				struct mat d, c;
+				seq = 0;
+				setup(&d, &c, t, 300, 4, 1, 0, 1, gen_ties, cspecial[t], BUF_RW);
+				char ctx[96];
+				snprintf(ctx, sizeof ctx, "sm_%d %s alpha=%a beta=%g", test_sms[i],
+					 type_name[t], ab[k][0], ab[k][1]);
+				CHECK(run_epi(mod, &d, &c, t, ab[k][0], ab[k][1], NULL, NULL, 2, 4) ==
+				      PTX_OK, "%s launch", ctx);
+				check_epi(&d, &c, t, ab[k][0], ab[k][1], ctx);
+				buf_free_all();
+			}
+		ptx_module_free(mod);
+	}
+	return fails;
+}
+
+/* An unknown ctype writes nothing (C is read-only here, so a store would fault). */
+int test_epilogue_bad_ctype(void)
+{
+	for (int i = 0; i < n_test_sms; i++) {
+		ptx_module *mod = load_module(test_sms[i]);
+		if (!mod)
+			continue;
+		for (uint32_t t = 3; t < 5; t++) {
+			struct mat d, c;
+			setup(&d, &c, KERNEL_TYPE_F32, 40, 3, 1, 0, 0, gen_f32, gen_f32, BUF_RO);
+			CHECK(run_epi(mod, &d, &c, t, 1, 1, NULL, NULL, 1, 3) == PTX_OK,
+			      "sm_%d ctype %u", test_sms[i], t);
+			for (unsigned col = 0; col < 3; col++)
+				for (unsigned r = 0; r < 40; r++)
+					CHECK(!memcmp(mat_at(&c, 0, r, col), mat_before(&c, 0, r, col), 4),
+					      "ctype %u wrote C(%u,%u)", t, r, col);
+			buf_free_all();
+		}
+		ptx_module_free(mod);
+	}
+	return fails;
+}

@@ -1,0 +1,24 @@
+/* The kernel tests, one function each (0 = pass); main.c runs them by name. */
+#ifndef KERNELS_TESTS_H
+#define KERNELS_TESTS_H
+
+#define KERNEL_TESTS(X) \
+	X(abi) \
+	X(cast_all_patterns) \
+	X(cast_views) \
+	X(epilogue_views) \
+	X(epilogue_device_scalars) \
+	X(epilogue_beta_zero) \
+	X(epilogue_specials) \
+	X(epilogue_bad_ctype) \
+	X(absmax) \
+	X(cast_scaled_all_patterns) \
+	X(cast_scaled_views) \
+	X(epilogue_scaled) \
+	X(fp16_pipeline)
+
+#define DECLARE(name) int test_##name(void);
+KERNEL_TESTS(DECLARE)
+#undef DECLARE
+
+#endif

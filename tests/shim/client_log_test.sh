@@ -1,0 +1,36 @@
+#!/bin/bash
+# Runs the GEMM client under the shim with the simulator's call log on, then reads the log:
+# the rewritten GEMMs must show up as fp32 GEMMs, and between the client's first GEMM and its
+# one synchronisation nothing may synchronise (no blocking copy, sync, alloc or free).
+set -eu
+client=$1 shim=$2; shift 2
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+SIMCUDA_LOG=$log LD_PRELOAD=$shim "$client" "$@"
+# Lines are written when a call returns, so a call's nested calls come just before it.
+# Pass 1 finds the phase: from the client's first cublasSetPointerMode_v2 to its one
+# cudaStreamSynchronize (depth 0), less that call's own nested lines just before it.
+awk '
+  NR == FNR {
+    if ($3 == 0 && $4 == "cublasSetPointerMode_v2" && !start) start = FNR
+    if (start && !end && $3 == 0 && $4 == "cudaStreamSynchronize") end = FNR
+    depth[FNR] = $3
+    next
+  }
+  FNR == 1 { last = end - 1; while (last > start && depth[last] > 0) last-- }
+  FNR > start && FNR <= last {
+    if ($4 ~ /Synchronize|^cudaMemcpy$|^cuMemcpy(HtoD|DtoH)|^cuMemcpy$|^cudaMalloc$|^cuMemAlloc(_v2)?$|^cudaFree$|^cuMemFree(_v2)?$/) {
+      print "synchronising call in the GEMM phase: " $0; bad++
+    }
+    if ($4 ~ /^cublasGemm(StridedBatched)?Ex/ && $0 ~ /atype=R_32F/) fp32++
+    if ($4 ~ /^cublas(Gemm|Sgemm)/ && $0 ~ /atype=R_16BF/) bf16++
+    if ($4 == "cuLaunchKernel" || $4 == "cuLaunchKernel_ptsz") launches++
+  }
+  END {
+    if (!start || !end) { print "GEMM phase not found in the log"; exit 1 }
+    printf "GEMM phase: %d fp32 GEMMs, %d kernel launches, %d bf16 GEMMs reached cuBLAS\n",
+      fp32, launches, bf16
+    if (!fp32 || !launches) { print "no rewrite visible in the log"; exit 1 }
+    if (bf16) { print "bf16 GEMMs reached cuBLAS: the shim did not rewrite them"; exit 1 }
+    exit bad ? 1 : 0
+  }' "$log" "$log"

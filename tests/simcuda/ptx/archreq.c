@@ -1,0 +1,205 @@
+/* archreq.c: which instructions need which architecture and PTX ISA version.
+ *
+ * One table; the first row that matches an instruction and is not satisfied by
+ * min(.target, device sm) (or by the module's .version) fails the load with ptxas's
+ * wording:  Feature '.bf16' requires .target sm_80 or higher
+ * Rows are checked before the interpreter decides whether it implements an instruction,
+ * so e.g. mma with bf16 on sm_75 is refused the way ptxas refuses it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "parse.h"
+
+/* Type classes usable where a row names a type. */
+enum { TC_INT = 200, TC_F16, TC_BF16, TC_F16ISH };
+
+typedef struct arch_row {
+	const uint16_t *ops;      /* 0-terminated opcode list; NULL: any instruction */
+	uint8_t t0, t1;           /* first / second type of the opcode (0: any) */
+	uint8_t anytype;          /* a type that must appear somewhere (0: none needed) */
+	uint16_t word, noword;    /* a modifier that must / must not appear */
+	uint8_t sm, ptx;          /* needs sm_<sm> and PTX ISA <ptx/10>.<ptx%10> */
+	uint8_t removed;          /* instead: gone from sm_<sm> on, from PTX ISA <ptx> on */
+	const char *feature;      /* %o: opcode, %0/%1: the types */
+	const char *cite;
+} arch_row;
+
+#define OPS(...) ((const uint16_t[]){ __VA_ARGS__, 0 })
+
+static const arch_row rows[] = {
+	/* bf16 storage and conversions: sm_80 (preampere.md; PTX ISA 9.7.4, 9.7.9.21) */
+	{ NULL, 0, 0, T_bf16, 0, 0, 80, 70, 0, ".bf16", "PTX ISA 9.7.4 bf16; preampere.md" },
+	{ NULL, 0, 0, T_bf16x2, 0, 0, 80, 70, 0, ".bf16x2", "PTX ISA 9.7.4 bf16x2; preampere.md" },
+	{ OPS(OP_cvt), T_f32, T_bf16, 0, 0, 0, 80, 71, 0, "cvt with .f32.bf16",
+	  "PTX ISA 9.7.9.21 cvt: cvt.f32.bf16 sm_80, PTX 7.1; preampere.md" },
+	{ OPS(OP_cvt), T_bf16, T_f32, 0, 0, 0, 80, 70, 0, "cvt.bf16.f32",
+	  "PTX ISA 9.7.9.21 cvt; preampere.md" },
+	{ OPS(OP_cvt), T_bf16x2, T_f32, 0, 0, 0, 80, 70, 0, "cvt.bf16x2.f32",
+	  "PTX ISA 9.7.9.21 cvt" },
+	/* bf16 <-> int/f16/f64/bf16 conversions: sm_90, PTX 7.8 (preampere.md) */
+	{ OPS(OP_cvt), T_bf16, TC_INT, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1",
+	  "PTX ISA 9.7.9.21 cvt; preampere.md" },
+	{ OPS(OP_cvt), TC_INT, T_bf16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1",
+	  "PTX ISA 9.7.9.21 cvt; preampere.md" },
+	{ OPS(OP_cvt), T_bf16, T_f16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "preampere.md" },
+	{ OPS(OP_cvt), T_f16, T_bf16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "preampere.md" },
+	{ OPS(OP_cvt), T_bf16, T_f64, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "PTX ISA 9.7.9.21" },
+	{ OPS(OP_cvt), T_f64, T_bf16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "PTX ISA 9.7.9.21" },
+	{ OPS(OP_cvt), T_bf16, T_bf16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "PTX ISA 9.7.9.21" },
+	/* bf16 arithmetic: add/sub/mul and compares sm_90; fma/min/max/neg/abs sm_80 */
+	{ OPS(OP_add, OP_sub, OP_mul), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16",
+	  "PTX ISA 9.7.4.1-3; preampere.md" },
+	{ OPS(OP_setp, OP_set), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16", "PTX ISA 9.7.4.9" },
+	{ OPS(OP_ex2, OP_tanh), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16", "PTX ISA 9.7.4.10" },
+	{ OPS(OP_mma), 0, 0, TC_BF16, 0, 0, 80, 70, 0, "mma with .bf16",
+	  "PTX ISA 9.7.14; preampere.md" },
+	/* f16: arithmetic sm_53 (ptxas's spelling), min/max sm_80, ex2/tanh sm_75 */
+	{ OPS(OP_add, OP_sub, OP_mul, OP_fma, OP_neg, OP_abs, OP_setp, OP_set), 0, 0, TC_F16, 0,
+	  0, 53, 42, 0, "f16 arithemetic and compare instructions", "PTX ISA 9.7.4" },
+	{ OPS(OP_min, OP_max), 0, 0, TC_F16ISH, 0, 0, 80, 70, 0, "%o.%0", "PTX ISA 9.7.4.7-8" },
+	{ OPS(OP_ex2), 0, 0, TC_F16, 0, 0, 75, 70, 0, "ex2.f16/f16x2", "PTX ISA 9.7.4.10" },
+	{ OPS(OP_tanh), 0, 0, TC_F16, 0, 0, 75, 70, 0, "tanh.f16/f16x2", "PTX ISA 9.7.4.11" },
+	{ OPS(OP_fma), 0, 0, TC_F16ISH, W_relu, 0, 80, 70, 0, "fma.relu", "PTX ISA 9.7.4.4" },
+	{ OPS(OP_cvt), T_f16x2, T_f32, 0, 0, 0, 80, 70, 0, "cvt.f16x2.f32", "PTX ISA 9.7.9.21" },
+	{ OPS(OP_cvt), 0, 0, 0, W_relu, 0, 80, 70, 0, "cvt with .relu", "PTX ISA 9.7.9.21" },
+	{ OPS(OP_cvt), 0, 0, 0, W_satfinite, 0, 80, 81, 0, "cvt with .satfinite",
+	  "PTX ISA 9.7.9.21" },
+	{ OPS(OP_cvt), 0, 0, T_tf32, 0, 0, 80, 70, 0, "cvt with .tf32", "PTX ISA 9.7.9.21" },
+	{ OPS(OP_cvt), 0, 0, T_e4m3x2, 0, 0, 89, 81, 0, "cvt with .e4m3x2", "preampere.md" },
+	{ OPS(OP_cvt), 0, 0, T_e5m2x2, 0, 0, 89, 81, 0, "cvt with .e5m2x2", "preampere.md" },
+	/* f32 */
+	{ OPS(OP_tanh), 0, 0, T_f32, 0, 0, 75, 70, 0, "tanh", "PTX ISA 9.7.3.22" },
+	{ OPS(OP_min, OP_max), 0, 0, 0, W_NaN, 0, 80, 70, 0, "%o.NaN", "PTX ISA 9.7.3.11-12" },
+	{ OPS(OP_min, OP_max), 0, 0, 0, W_xorsign, 0, 86, 72, 0, "%o.xorsign.abs",
+	  "PTX ISA 9.7.3.11-12" },
+	/* warp-synchronous instructions */
+	{ OPS(OP_shfl, OP_vote), 0, 0, 0, W_sync, 0, 30, 60, 0, "%o.sync", "PTX ISA 9.7.8.6-7" },
+	{ OPS(OP_shfl, OP_vote), 0, 0, 0, 0, W_sync, 70, 64, 1,
+	  "Instruction '%o' without '.sync' is not supported on .target 'sm_70' and higher "
+	  "from PTX ISA version 6.4", "PTX ISA 9.7.8.6-7" },
+	{ OPS(OP_bar), 0, 0, 0, W_warp, 0, 30, 60, 0, "bar.warp.sync", "PTX ISA 9.7.13.5" },
+	{ OPS(OP_barrier), 0, 0, 0, 0, 0, 30, 60, 0, "barrier", "PTX ISA 9.7.13.4" },
+	{ OPS(OP_match), 0, 0, 0, 0, 0, 70, 60, 0, "match.sync", "PTX ISA 9.7.13.8" },
+	{ OPS(OP_activemask), 0, 0, 0, 0, 0, 30, 62, 0, "activemask", "PTX ISA 9.7.13.9" },
+	{ OPS(OP_redux), 0, 0, 0, 0, 0, 80, 70, 0, "redux.sync", "PTX ISA 9.7.13.10" },
+	{ OPS(OP_elect), 0, 0, 0, 0, 0, 90, 80, 0, "elect.sync", "PTX ISA 9.7.13.11" },
+	/* atomics */
+	{ OPS(OP_atom, OP_red), T_f64, 0, 0, W_add, 0, 60, 50, 0, "%o.add.f64",
+	  "PTX ISA 9.7.13.5 atom: .add.f64 sm_60" },
+	{ OPS(OP_atom, OP_red), 0, 0, 0, W_cta, 0, 60, 50, 0, "%o with scope",
+	  "PTX ISA 9.7.13.5 atom: scopes sm_60" },
+	{ OPS(OP_atom, OP_red), 0, 0, 0, W_sys, 0, 60, 50, 0, "%o with scope",
+	  "PTX ISA 9.7.13.5 atom: scopes sm_60" },
+	{ OPS(OP_atom, OP_red), 0, 0, T_f16x2, 0, 0, 60, 50, 0, "%o.add.noftz.f16x2",
+	  "PTX ISA 9.7.13.5" },
+	{ OPS(OP_atom, OP_red), 0, 0, T_f16, 0, 0, 70, 63, 0, "%o.add.noftz.f16",
+	  "PTX ISA 9.7.13.5" },
+	{ OPS(OP_atom, OP_red), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.add.noftz.bf16",
+	  "PTX ISA 9.7.13.5" },
+	{ OPS(OP_atom), 0, 0, T_b16, W_cas, 0, 70, 63, 0, "atom.cas.b16", "PTX ISA 9.7.13.5" },
+	/* miscellaneous */
+	{ OPS(OP_fence), 0, 0, 0, 0, 0, 70, 60, 0, "fence", "PTX ISA 9.7.13.4" },
+	{ OPS(OP_nanosleep), 0, 0, 0, 0, 0, 70, 63, 0, "nanosleep", "PTX ISA 9.7.19.4" },
+	{ OPS(OP_griddepcontrol), 0, 0, 0, 0, 0, 90, 78, 0, "griddepcontrol", "PTX ISA 9.7.15" },
+	{ OPS(OP_lop3), 0, 0, 0, 0, 0, 50, 43, 0, "lop3", "PTX ISA 9.7.8.6" },
+	{ OPS(OP_dp4a, OP_dp2a), 0, 0, 0, 0, 0, 61, 50, 0, "%o", "PTX ISA 9.7.1.23" },
+	{ OPS(OP_shf), 0, 0, 0, 0, 0, 32, 31, 0, "shf", "PTX ISA 9.7.8.8" },
+	{ OPS(OP_mma), 0, 0, 0, 0, 0, 70, 64, 0, "mma", "PTX ISA 9.7.14.5" },
+	{ OPS(OP_wmma), 0, 0, 0, 0, 0, 70, 60, 0, "wmma", "PTX ISA 9.7.14.4" },
+	{ OPS(OP_ldmatrix), 0, 0, 0, 0, 0, 75, 65, 0, "ldmatrix", "PTX ISA 9.7.14.5.15" },
+	{ OPS(OP_cp), 0, 0, 0, W_async, 0, 80, 70, 0, "cp.async", "PTX ISA 9.7.9.25" },
+};
+
+static int type_is(int t, int want)
+{
+	switch (want) {
+	case 0: return 1;
+	case TC_INT: return ptx__type_int(t);
+	case TC_F16: return t == T_f16 || t == T_f16x2;
+	case TC_BF16: return t == T_bf16 || t == T_bf16x2;
+	case TC_F16ISH: return ptx__type_half(t);
+	default: return t == want;
+	}
+}
+
+static int has_word(const pmods *m, int w)
+{
+	for (int i = 0; i < m->nwords; i++)
+		if (m->words[i] == w)
+			return 1;
+	return 0;
+}
+
+static int matches(const arch_row *r, const pmods *m, int op)
+{
+	if (r->ops) {
+		const uint16_t *o = r->ops;
+		while (*o && *o != op)
+			o++;
+		if (!*o)
+			return 0;
+	}
+	if (r->t0 && (m->ntypes < 1 || !type_is(m->types[0], r->t0)))
+		return 0;
+	if (r->t1 && (m->ntypes < 2 || !type_is(m->types[1], r->t1)))
+		return 0;
+	if (r->anytype) {
+		int any = 0;
+		for (int i = 0; i < m->ntypes; i++)
+			any |= type_is(m->types[i], r->anytype);
+		if (!any)
+			return 0;
+	}
+	if (r->word && !has_word(m, r->word))
+		return 0;
+	if (r->noword && has_word(m, r->noword))
+		return 0;
+	return 1;
+}
+
+static void feature(char *out, size_t n, const char *fmt, const pmods *m, int op)
+{
+	size_t k = 0;
+	for (const char *p = fmt; *p && k + 1 < n; p++) {
+		const char *ins = NULL;
+		if (p[0] == '%' && p[1] == 'o')
+			ins = ptx__op_name(op);
+		else if (p[0] == '%' && (p[1] == '0' || p[1] == '1'))
+			ins = m->ntypes > p[1] - '0' ? ptx__type_name(m->types[p[1] - '0']) : "?";
+		if (ins) {
+			p++;
+			while (*ins && k + 1 < n)
+				out[k++] = *ins++;
+		} else {
+			out[k++] = *p;
+		}
+	}
+	out[k] = 0;
+}
+
+int ptx__arch_check(pdec *D, int op)
+{
+	const ptx_module *m = D->P->m;
+	int sm = m->arch_sm, ver = m->ptx_version;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const arch_row *r = &rows[i];
+		if (!matches(r, &D->mods, op))
+			continue;
+		char f[200];
+		feature(f, sizeof(f), r->feature, &D->mods, op);
+		if (r->removed) {
+			if (sm >= r->sm && ver >= r->ptx)
+				return dx_fail(D, PTX_EARCH, "%s", f);
+			continue;
+		}
+		if (r->sm > sm)
+			return dx_fail(D, PTX_EARCH, "Feature '%s' requires .target sm_%d or higher",
+				       f, r->sm);
+		if (r->ptx > ver)
+			return dx_fail(D, PTX_EARCH,
+				       "Feature '%s' requires PTX ISA .version %d.%d or later", f,
+				       r->ptx / 10, r->ptx % 10);
+	}
+	return 0;
+}

@@ -1,0 +1,634 @@
+/* parse.c: module-level PTX: .version/.target, variables with initialisers, and function
+ * headers with their parameters.  Function bodies are parsed in body.c. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+int perr(pparse *P, int line, ptx_status st, const char *fmt, ...)
+{
+	if (P->st)
+		return -1;
+	P->st = st;
+	if (P->err && P->errlen) {
+		int n = snprintf(P->err, P->errlen, "ptxas application ptx input, line %d; error   : ",
+				 line);
+		if (n >= 0 && (size_t)n < P->errlen) {
+			va_list ap;
+			va_start(ap, fmt);
+			vsnprintf(P->err + n, P->errlen - (size_t)n, fmt, ap);
+			va_end(ap);
+		}
+	}
+	return -1;
+}
+
+void *pgrow(pparse *P, void *ptr, uint32_t *cap, uint32_t need, size_t elem)
+{
+	if (need <= *cap)
+		return ptr;
+	uint32_t c = *cap ? *cap : 16;
+	while (c < need)
+		c *= 2;
+	void *p = realloc(ptr, (size_t)c * elem);
+	if (!p) {
+		perr(P, P->L.line, PTX_ENOMEM, "out of memory");
+		return NULL;
+	}
+	memset((char *)p + (size_t)*cap * elem, 0, (size_t)(c - *cap) * elem);
+	*cap = c;
+	return p;
+}
+
+static char *dupn(const char *s, uint32_t n)
+{
+	char *p = malloc((size_t)n + 1);
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = 0;
+	}
+	return p;
+}
+
+static int type_word(ptok t)
+{
+	if (t.k != TK_ID || t.s[0] != '.')
+		return T_NONE;
+	static const char *const names[] = {
+#define X(n) #n,
+		PTX_TYPES(X)
+#undef X
+	};
+	for (int i = 0; i < T_COUNT - 1; i++)
+		if (t.n - 1 == strlen(names[i]) && memcmp(t.s + 1, names[i], t.n - 1) == 0)
+			return i + 1;
+	return T_NONE;
+}
+
+static int expect_punct(pparse *P, char c)
+{
+	ptok t = lx_next(&P->L);
+	if (!lx_punct(t, c))
+		return perr(P, t.line, PTX_ESYNTAX, "syntax error: expected '%c'", c);
+	return 0;
+}
+
+static int parse_uint(pparse *P, uint64_t *v)
+{
+	ptok t = lx_next(&P->L);
+	popnd o;
+	if (t.k != TK_NUM || ptx__parse_number(t, &o) || o.kind != O_IMM || o.imm < 0)
+		return perr(P, t.line, PTX_ESYNTAX, "syntax error: expected a number");
+	*v = (uint64_t)o.imm;
+	return 0;
+}
+
+int ptx__new_sym(pparse *P, const char *name, uint32_t len, int space, int line)
+{
+	ptx_module *m = P->m;
+	if (m->nsyms >= MAX_SYMS)
+		return perr(P, line, PTX_ESYNTAX, "too many symbols");
+	psym *s = pgrow(P, m->syms, &m->syms_cap, m->nsyms + 1, sizeof(psym));
+	if (!s)
+		return -1;
+	m->syms = s;
+	psym *y = &s[m->nsyms];
+	memset(y, 0, sizeof(*y));
+	y->name = dupn(name, len);
+	if (!y->name)
+		return perr(P, line, PTX_ENOMEM, "out of memory");
+	y->space = (uint8_t)space;
+	y->func = P->cur;
+	y->global = -1;
+	y->align = 1;
+	return (int)m->nsyms++;
+}
+
+/* Stores one initialiser element (a literal) at *pos, converted to the element type. */
+static int init_elem(pparse *P, psym *y, int type, uint64_t *pos, int line)
+{
+	ptok t = lx_next(&P->L);
+	int neg = 0;
+	if (lx_punct(t, '-')) {
+		neg = 1;
+		t = lx_next(&P->L);
+	}
+	popnd o;
+	if (t.k != TK_NUM || ptx__parse_number(t, &o))
+		return perr(P, t.line, PTX_EUNKNOWN,
+			    "initialiser of '%s' is not a numeric constant (address initialisers "
+			    "are not supported)", y->name);
+	if (neg)
+		ptx__negate_literal(&o);
+	int esz = ptx__type_size(type);
+	if (*pos + (uint64_t)esz > y->size)
+		return perr(P, line, PTX_ESYNTAX, "too many initialisers for '%s'", y->name);
+	int ok = 1;
+	uint64_t v = ptx__literal(&o, type, &ok);
+	if (!ok)
+		return perr(P, t.line, PTX_ESYNTAX, "bad initialiser for '%s'", y->name);
+	memcpy(y->init + *pos, &v, (size_t)esz);   /* little-endian host, as the device */
+	*pos += (uint64_t)esz;
+	return 0;
+}
+
+static int init_list(pparse *P, psym *y, int type, uint64_t *pos, int depth, int line)
+{
+	if (depth > MAX_NEST)
+		return perr(P, line, PTX_ESYNTAX, "initialiser nested too deeply");
+	if (!lx_punct(lx_peek(&P->L), '{'))
+		return init_elem(P, y, type, pos, line);
+	lx_next(&P->L);
+	for (;;) {
+		if (lx_punct(lx_peek(&P->L), '}')) {
+			lx_next(&P->L);
+			return 0;
+		}
+		if (init_list(P, y, type, pos, depth + 1, line))
+			return -1;
+		ptok t = lx_next(&P->L);
+		if (lx_punct(t, '}'))
+			return 0;
+		if (!lx_punct(t, ','))
+			return perr(P, t.line, PTX_ESYNTAX, "syntax error in initialiser");
+	}
+}
+
+/* Counts the elements of a brace initialiser without consuming it (for "x[] = {...}"). */
+static uint64_t count_init(pparse *P)
+{
+	plex save = P->L;
+	uint64_t n = 0;
+	int depth = 0;
+	for (;;) {
+		ptok t = lx_next(&P->L);
+		if (t.k == TK_EOF || lx_punct(t, ';'))
+			break;
+		if (lx_punct(t, '{'))
+			depth++;
+		else if (lx_punct(t, '}') && --depth <= 0)
+			break;
+		else if (t.k == TK_NUM)
+			n++;
+	}
+	P->L = save;
+	return n;
+}
+
+/* After the state-space word: [.align N] [.vN] .type name[dims] [= init] {, name...} ; */
+int ptx__parse_var(pparse *P, int space, int linkage, int line)
+{
+	uint64_t align = 0, vec = 1;
+	int type = T_NONE;
+	for (;;) {
+		ptok t = lx_peek(&P->L);
+		if (t.k != TK_ID || t.s[0] != '.')
+			break;
+		lx_next(&P->L);
+		int ty = type_word(t);
+		if (ty) {
+			type = ty;
+		} else if (lx_is(t, ".align")) {
+			if (parse_uint(P, &align))
+				return -1;
+			if (!align || (align & (align - 1)) || align > 4096)
+				return perr(P, t.line, PTX_ESYNTAX, "bad alignment");
+		} else if (lx_is(t, ".v2") || lx_is(t, ".v4")) {
+			vec = (uint64_t)(t.s[2] - '0');
+		} else if (lx_is(t, ".ptr")) {
+			continue;
+		} else {
+			return perr(P, t.line, PTX_EUNKNOWN, "Unknown variable attribute '%.*s'",
+				    (int)t.n, t.s);
+		}
+	}
+	if (!type || type == T_pred)
+		return perr(P, line, PTX_ESYNTAX, "variable declaration without a type");
+	uint64_t esz = (uint64_t)ptx__type_size(type) * vec;
+	for (;;) {
+		ptok nm = lx_next(&P->L);
+		if (nm.k != TK_ID || nm.s[0] == '.' || nm.n > MAX_NAME)
+			return perr(P, nm.line, PTX_ESYNTAX, "syntax error: expected a variable name");
+		uint64_t size = esz;
+		int open = 0;
+		while (lx_punct(lx_peek(&P->L), '[')) {
+			lx_next(&P->L);
+			if (lx_punct(lx_peek(&P->L), ']')) {
+				open = 1;
+			} else {
+				uint64_t n;
+				if (parse_uint(P, &n))
+					return -1;
+				if (n && size > MAX_VAR_BYTES / n)
+					return perr(P, nm.line, PTX_ESYNTAX, "variable too large");
+				size *= n;
+			}
+			if (expect_punct(P, ']'))
+				return -1;
+		}
+		int has_init = lx_punct(lx_peek(&P->L), '=');
+		if (has_init) {
+			lx_next(&P->L);
+			if (open) {
+				uint64_t n = count_init(P);
+				if (n > MAX_VAR_BYTES / esz)
+					return perr(P, nm.line, PTX_ESYNTAX, "variable too large");
+				size = n * esz;
+				open = 0;
+			}
+		}
+		if (size > MAX_VAR_BYTES)
+			return perr(P, nm.line, PTX_ESYNTAX, "variable too large");
+		if (open && !(space == SP_SHARED && linkage == 'e'))
+			return perr(P, nm.line, PTX_ESYNTAX, "array '%.*s' without a size", (int)nm.n,
+				    nm.s);
+		if (linkage == 'e' && space != SP_SHARED)
+			return perr(P, nm.line, PTX_EUNKNOWN,
+				    "external variable '%.*s' cannot be linked by the JIT",
+				    (int)nm.n, nm.s);
+		int si = ptx__new_sym(P, nm.s, nm.n, space, nm.line);
+		if (si < 0)
+			return -1;
+		psym *y = &P->m->syms[si];
+		y->size = size;
+		y->elem = (uint8_t)type;
+		y->dynamic = (uint8_t)open;
+		y->align = (uint32_t)(align ? align : (esz > 16 ? 16 : esz));
+		if (y->align & (y->align - 1))
+			y->align = (uint32_t)ptx__type_size(type);
+		if (has_init) {
+			if (space == SP_SHARED || space == SP_LOCAL || space == SP_PARAM)
+				return perr(P, nm.line, PTX_ESYNTAX,
+					    "initialiser not allowed in this state space");
+			y->init = calloc(1, size ? size : 1);
+			if (!y->init)
+				return perr(P, nm.line, PTX_ENOMEM, "out of memory");
+			uint64_t pos = 0;
+			if (init_list(P, y, vec > 1 ? type : type, &pos, 0, nm.line))
+				return -1;
+		}
+		if (space == SP_GLOBAL || space == SP_CONST) {
+			ptx_module *m = P->m;
+			uint32_t cap = m->globals_cap;
+			uint32_t *g = pgrow(P, m->globals, &cap, m->nglobals + 1, sizeof(uint32_t));
+			if (!g)
+				return -1;
+			m->globals = g;
+			uint64_t *b = pgrow(P, m->bound, &m->globals_cap, m->nglobals + 1,
+					    sizeof(uint64_t));
+			if (!b)
+				return -1;
+			m->bound = b;
+			y->global = (int32_t)m->nglobals;
+			m->globals[m->nglobals++] = (uint32_t)si;
+		}
+		if (P->cur < 0) {
+			if (map_get(&P->modnames, nm.s, nm.n) >= 0)
+				return perr(P, nm.line, PTX_ESYNTAX, "duplicate definition of '%.*s'",
+					    (int)nm.n, nm.s);
+			if (map_put(&P->modnames, nm.s, nm.n, si))
+				return perr(P, nm.line, PTX_ENOMEM, "out of memory");
+		} else if (ptx__bind(P, nm.s, nm.n, B_SYM, (uint32_t)si, 0)) {
+			return -1;
+		}
+		ptok t = lx_next(&P->L);
+		if (lx_punct(t, ';'))
+			return 0;
+		if (!lx_punct(t, ','))
+			return perr(P, t.line, PTX_ESYNTAX, "syntax error in declaration");
+	}
+}
+
+/* One ".param [.ptr .space .align N] .type name[N]" of a function header. */
+static int parse_param(pparse *P, pfunc *f, int is_ret, uint32_t *koff)
+{
+	ptok t = lx_next(&P->L);
+	if (!lx_is(t, ".param"))
+		return perr(P, t.line, PTX_EUNKNOWN, "Unsupported parameter declaration '%.*s'",
+			    (int)t.n, t.s);
+	uint64_t align = 0;
+	int type = T_NONE;
+	for (;;) {
+		ptok a = lx_peek(&P->L);
+		if (a.k != TK_ID || a.s[0] != '.')
+			break;
+		lx_next(&P->L);
+		int ty = type_word(a);
+		if (ty)
+			type = ty;
+		else if (lx_is(a, ".align") && parse_uint(P, &align))
+			return -1;
+	}
+	if (!type || type == T_pred)
+		return perr(P, t.line, PTX_ESYNTAX, "parameter without a type");
+	ptok nm = lx_next(&P->L);
+	if (nm.k != TK_ID || nm.s[0] == '.' || nm.n > MAX_NAME)
+		return perr(P, nm.line, PTX_ESYNTAX, "syntax error: expected a parameter name");
+	uint64_t size = (uint64_t)ptx__type_size(type);
+	if (lx_punct(lx_peek(&P->L), '[')) {
+		lx_next(&P->L);
+		uint64_t n;
+		if (parse_uint(P, &n) || expect_punct(P, ']'))
+			return -1;
+		if (n > MAX_PARAM_BYTES)
+			return perr(P, nm.line, PTX_ESYNTAX, "parameter too large");
+		size *= n;
+	}
+	if (!align)
+		align = (uint64_t)ptx__type_size(type);
+	if (!align || (align & (align - 1)) || align > 256)
+		return perr(P, nm.line, PTX_ESYNTAX, "bad parameter alignment");
+	int si = ptx__new_sym(P, nm.s, nm.n, f->entry ? SP_KPARAM : SP_PARAM, nm.line);
+	if (si < 0)
+		return -1;
+	psym *y = &P->m->syms[si];
+	y->size = size;
+	y->align = (uint32_t)align;
+	y->elem = (uint8_t)type;
+	if (f->entry) {
+		*koff = (*koff + (uint32_t)align - 1) & ~((uint32_t)align - 1);
+		y->kparam_off = *koff;
+		*koff += (uint32_t)size;
+		if (*koff > MAX_PARAM_BYTES)
+			return perr(P, nm.line, PTX_ESYNTAX, "parameters too large");
+	}
+	if (is_ret) {
+		if (f->nrets >= 2)
+			return perr(P, nm.line, PTX_EUNKNOWN, "more than two return parameters");
+		f->rets[f->nrets++] = si;
+	} else {
+		if (f->nparams >= 64)
+			return perr(P, nm.line, PTX_EUNKNOWN, "more than 64 parameters");
+		f->params[f->nparams++] = si;
+	}
+	return 0;
+}
+
+static int param_list(pparse *P, uint32_t fi, int is_ret)
+{
+	if (expect_punct(P, '('))
+		return -1;
+	uint32_t koff = 0;
+	if (lx_punct(lx_peek(&P->L), ')')) {
+		lx_next(&P->L);
+		return 0;
+	}
+	for (;;) {
+		if (parse_param(P, &P->m->funcs[fi], is_ret, &koff))
+			return -1;
+		ptok t = lx_next(&P->L);
+		if (lx_punct(t, ')'))
+			return 0;
+		if (!lx_punct(t, ','))
+			return perr(P, t.line, PTX_ESYNTAX, "syntax error in parameter list");
+	}
+}
+
+/* Performance-tuning directives between a header and its body. */
+static int tuning(pparse *P, pfunc *f, ptok t)
+{
+	uint32_t *dst = lx_is(t, ".maxntid") ? f->maxntid : lx_is(t, ".reqntid") ? f->reqntid : NULL;
+	if (lx_is(t, ".noreturn")) {
+		f->noreturn = 1;
+		return 0;
+	}
+	if (lx_is(t, ".pragma")) {
+		ptok s = lx_next(&P->L);
+		if (s.k != TK_STR)
+			return perr(P, s.line, PTX_ESYNTAX, "syntax error after .pragma");
+		return expect_punct(P, ';');
+	}
+	if (!dst && !lx_is(t, ".minnctapersm") && !lx_is(t, ".maxnctapersm") &&
+	    !lx_is(t, ".maxnreg") && !lx_is(t, ".maxclusterrank") &&
+	    !lx_is(t, ".reqnctapercluster") && !lx_is(t, ".explicitcluster"))
+		return perr(P, t.line, PTX_EUNKNOWN, "Unknown directive '%.*s'", (int)t.n, t.s);
+	if (lx_is(t, ".explicitcluster"))
+		return 0;
+	for (int i = 0;; i++) {
+		uint64_t v;
+		if (parse_uint(P, &v))
+			return -1;
+		if (dst && i < 3)
+			dst[i] = (uint32_t)(v > 0xffffffffu ? 0xffffffffu : v);
+		if (!lx_punct(lx_peek(&P->L), ','))
+			break;
+		lx_next(&P->L);
+	}
+	if (dst)
+		for (int i = 0; i < 3; i++)
+			if (!dst[i])
+				dst[i] = 1;
+	return 0;
+}
+
+static int parse_function(pparse *P, int entry, int linkage, int line)
+{
+	ptx_module *m = P->m;
+	int has_ret = !entry && lx_punct(lx_peek(&P->L), '(');
+	/* The name follows the return list; find it first to reuse a prototype. */
+	plex save = P->L;
+	if (has_ret) {
+		int depth = 0;
+		for (;;) {
+			ptok t = lx_next(&P->L);
+			if (t.k == TK_EOF)
+				return perr(P, t.line, PTX_ESYNTAX, "unexpected end of input");
+			if (lx_punct(t, '('))
+				depth++;
+			if (lx_punct(t, ')') && --depth == 0)
+				break;
+		}
+	}
+	ptok nm = lx_next(&P->L);
+	if (nm.k != TK_ID || nm.s[0] == '.' || nm.n > MAX_NAME)
+		return perr(P, nm.line, PTX_ESYNTAX, "syntax error: expected a function name");
+	P->L = save;
+	int32_t prev = map_get(&P->modnames, nm.s, nm.n);
+	uint32_t fi;
+	if (prev >= 0 && (prev & FUNC_TAG)) {
+		fi = (uint32_t)prev & ~FUNC_TAG;
+		pfunc *f = &m->funcs[fi];
+		if (f->entry != entry)
+			return perr(P, nm.line, PTX_ESYNTAX, "'%.*s' redeclared differently",
+				    (int)nm.n, nm.s);
+		f->nparams = f->nrets = 0;
+	} else if (prev >= 0) {
+		return perr(P, nm.line, PTX_ESYNTAX, "duplicate definition of '%.*s'", (int)nm.n,
+			    nm.s);
+	} else {
+		if (m->nfuncs >= MAX_FUNCS)
+			return perr(P, nm.line, PTX_ESYNTAX, "too many functions");
+		pfunc *fs = pgrow(P, m->funcs, &m->funcs_cap, m->nfuncs + 1, sizeof(pfunc));
+		if (!fs)
+			return -1;
+		m->funcs = fs;
+		fi = m->nfuncs++;
+		fs[fi].name = dupn(nm.s, nm.n);
+		fs[fi].entry = (uint8_t)entry;
+		fs[fi].line = line;
+		if (!fs[fi].name || map_put(&P->modnames, nm.s, nm.n, (int32_t)(fi | FUNC_TAG)))
+			return perr(P, nm.line, PTX_ENOMEM, "out of memory");
+	}
+	P->cur = (int)fi;
+	if (has_ret && param_list(P, fi, 1))
+		return -1;
+	lx_next(&P->L);   /* the name */
+	if (lx_punct(lx_peek(&P->L), '(') && param_list(P, fi, 0))
+		return -1;
+	for (;;) {
+		ptok t = lx_next(&P->L);
+		if (lx_punct(t, ';')) {
+			P->cur = -1;
+			return 0;
+		}
+		if (lx_punct(t, '{'))
+			break;
+		if (t.k != TK_ID || t.s[0] != '.')
+			return perr(P, t.line, PTX_ESYNTAX, "syntax error in function header");
+		if (tuning(P, &m->funcs[fi], t))
+			return -1;
+	}
+	if (m->funcs[fi].defined)
+		return perr(P, nm.line, PTX_ESYNTAX, "duplicate definition of '%.*s'", (int)nm.n,
+			    nm.s);
+	if (linkage == 'e')
+		return perr(P, nm.line, PTX_ESYNTAX, "extern function with a body");
+	int r = ptx__parse_body(P, fi);
+	P->cur = -1;
+	return r;
+}
+
+static int skip_line(pparse *P, int line)
+{
+	while (lx_peek(&P->L).k != TK_EOF && lx_peek(&P->L).line == line)
+		lx_next(&P->L);
+	return 0;
+}
+
+static int skip_section(pparse *P)
+{
+	int depth = 0;
+	for (;;) {
+		ptok t = lx_next(&P->L);
+		if (t.k == TK_EOF)
+			return 0;
+		if (lx_punct(t, '{'))
+			depth++;
+		else if (lx_punct(t, '}') && --depth <= 0)
+			return 0;
+	}
+}
+
+static int parse_target(pparse *P, ptok t0)
+{
+	for (;;) {
+		ptok t = lx_next(&P->L);
+		if (t.k != TK_ID)
+			return perr(P, t.line, PTX_ESYNTAX, "syntax error after .target");
+		if (t.n > 3 && memcmp(t.s, "sm_", 3) == 0 && !P->m->target_sm) {
+			int v = 0;
+			for (uint32_t i = 3; i < t.n && t.s[i] >= '0' && t.s[i] <= '9' && v < 100000; i++)
+				v = v * 10 + (t.s[i] - '0');
+			P->m->target_sm = v;
+		}
+		if (!lx_punct(lx_peek(&P->L), ','))
+			break;
+		lx_next(&P->L);
+	}
+	if (!P->m->target_sm)
+		return perr(P, t0.line, PTX_ESYNTAX, "no sm_XX in .target");
+	if (P->m->target_sm > P->opts.device_sm)
+		P->target_too_high = 1;
+	int dev = P->opts.device_sm;
+	P->m->arch_sm = P->m->target_sm < dev ? P->m->target_sm : dev;
+	return 0;
+}
+
+static int parse_version(pparse *P, ptok t0)
+{
+	ptok t = lx_next(&P->L);
+	int maj = 0, min = 0, i = 0, ok = t.k == TK_NUM;
+	for (; ok && i < (int)t.n && t.s[i] != '.' && maj < 1000; i++)
+		ok = t.s[i] >= '0' && t.s[i] <= '9' ? (maj = maj * 10 + t.s[i] - '0', 1) : 0;
+	ok = ok && i + 1 < (int)t.n && t.s[i] == '.';
+	for (i++; ok && i < (int)t.n && min < 1000; i++)
+		ok = t.s[i] >= '0' && t.s[i] <= '9' ? (min = min * 10 + t.s[i] - '0', 1) : 0;
+	if (!ok || min > 9)
+		return perr(P, t0.line, PTX_ESYNTAX, "bad .version");
+	P->ptx_major = maj;
+	P->ptx_minor = min;
+	P->m->ptx_version = maj * 10 + min;
+	if (P->m->ptx_version > P->opts.max_ptx_version) {
+		perr(P, t0.line, PTX_EVERSION, "x");
+		snprintf(P->err, P->errlen,
+			 "ptxas application ptx input, line %d; fatal   : Unsupported .version "
+			 "%d.%d; current version is '%d.%d'", t0.line, maj, min,
+			 P->opts.max_ptx_version / 10, P->opts.max_ptx_version % 10);
+		return -1;
+	}
+	return 0;
+}
+
+int ptx__parse_module(pparse *P)
+{
+	int linkage = 0;
+	P->cur = -1;
+	while (!P->st) {
+		ptok t = lx_next(&P->L);
+		if (t.k == TK_EOF)
+			break;
+		if (t.k != TK_ID || t.s[0] != '.')
+			return perr(P, t.line, PTX_ESYNTAX, "syntax error: unexpected '%.*s'",
+				    (int)(t.n > 40 ? 40 : t.n), t.s);
+		if (!P->m->ptx_version && !lx_is(t, ".version"))
+			return perr(P, t.line, PTX_ESYNTAX, ".version directive expected first");
+		if (lx_is(t, ".version")) {
+			if (parse_version(P, t))
+				return -1;
+		} else if (!P->m->target_sm && !lx_is(t, ".target")) {
+			return perr(P, t.line, PTX_ESYNTAX, ".target directive expected");
+		} else if (lx_is(t, ".target")) {
+			if (parse_target(P, t))
+				return -1;
+		} else if (lx_is(t, ".address_size")) {
+			uint64_t v;
+			if (parse_uint(P, &v))
+				return -1;
+			if (v != 64)
+				return perr(P, t.line, PTX_EUNKNOWN, ".address_size %llu is not supported",
+					    (unsigned long long)v);
+		} else if (lx_is(t, ".file") || lx_is(t, ".loc")) {
+			skip_line(P, t.line);
+		} else if (lx_is(t, ".section")) {
+			skip_section(P);
+		} else if (lx_is(t, ".pragma")) {
+			ptok s = lx_next(&P->L);
+			if (s.k != TK_STR || expect_punct(P, ';'))
+				return perr(P, s.line, PTX_ESYNTAX, "syntax error after .pragma");
+		} else if (lx_is(t, ".visible") || lx_is(t, ".weak") || lx_is(t, ".common")) {
+			linkage = 'v';
+			continue;
+		} else if (lx_is(t, ".extern")) {
+			linkage = 'e';
+			continue;
+		} else if (lx_is(t, ".entry") || lx_is(t, ".func")) {
+			if (parse_function(P, t.s[1] == 'e', linkage, t.line))
+				return -1;
+		} else if (lx_is(t, ".global") || lx_is(t, ".const") || lx_is(t, ".shared") ||
+			   lx_is(t, ".local")) {
+			int sp = t.s[1] == 'g' ? SP_GLOBAL : t.s[1] == 'c' ? SP_CONST :
+				 t.s[1] == 's' ? SP_SHARED : SP_LOCAL;
+			if (ptx__parse_var(P, sp, linkage, t.line))
+				return -1;
+		} else {
+			return perr(P, t.line, PTX_EUNKNOWN, "Unknown directive '%.*s'",
+				    (int)(t.n > 40 ? 40 : t.n), t.s);
+		}
+		linkage = 0;
+	}
+	if (!P->st && !P->m->ptx_version)
+		return perr(P, 1, PTX_ESYNTAX, "no .version directive");
+	return P->st ? -1 : 0;
+}

@@ -1,0 +1,256 @@
+/* test_util.h: helpers for the PTX interpreter tests: a host-memory ptx_mem with fake
+ * device addresses, loading PTX from the kernels folder, and checks that print both
+ * values.  Each test program includes it once. */
+#ifndef PTX_TEST_UTIL_H
+#define PTX_TEST_UTIL_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		failures++; \
+		fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond); \
+		fprintf(stderr, __VA_ARGS__); \
+		fputc('\n', stderr); \
+	} \
+} while (0)
+
+#define CHECK_EQ(a, b) do { \
+	uint64_t _a = (uint64_t)(a), _b = (uint64_t)(b); \
+	if (_a != _b) { \
+		failures++; \
+		fprintf(stderr, "%s:%d: FAIL: %s == %s: got 0x%" PRIx64 ", want 0x%" PRIx64 "\n", \
+			__FILE__, __LINE__, #a, #b, _a, _b); \
+	} \
+} while (0)
+
+/* ---------------------------------------------------- fake device memory */
+typedef struct tblock {
+	uint64_t addr;
+	size_t size;
+	unsigned char *host;
+} tblock;
+
+typedef struct tmem {
+	tblock b[64];
+	int n;
+	uint64_t next;
+	int faults;
+} tmem;
+
+static uint64_t tmem_alloc(tmem *t, size_t bytes)
+{
+	if (t->n >= 64) {
+		fprintf(stderr, "tmem: too many blocks\n");
+		exit(2);
+	}
+	if (!t->next)
+		t->next = 0x7f0000000000ull;   /* below 2^47, like real device pointers */
+	tblock *b = &t->b[t->n++];
+	b->addr = t->next;
+	b->size = bytes;
+	b->host = calloc(1, bytes ? bytes : 1);
+	t->next += (bytes + 0xffff) & ~0xffffull;
+	t->next += 0x10000;            /* a gap, so overruns fault */
+	return b->addr;
+}
+
+static void *tmem_host(tmem *t, uint64_t addr)
+{
+	for (int i = 0; i < t->n; i++)
+		if (addr >= t->b[i].addr && addr < t->b[i].addr + t->b[i].size)
+			return t->b[i].host + (addr - t->b[i].addr);
+	return NULL;
+}
+
+static void *tmem_lookup(tmem *t, uint64_t addr, size_t bytes)
+{
+	for (int i = 0; i < t->n; i++) {
+		tblock *b = &t->b[i];
+		if (addr >= b->addr && bytes <= b->size && addr - b->addr <= b->size - bytes)
+			return b->host + (addr - b->addr);
+	}
+	return NULL;
+}
+
+static void *tmem_map(void *ctx, uint64_t addr, size_t bytes, int write)
+{
+	(void)write;
+	tmem *t = ctx;
+	void *p = tmem_lookup(t, addr, bytes);
+	if (!p)
+		t->faults++;
+	return p;
+}
+
+static void *tmem_try_map(void *ctx, uint64_t addr, size_t bytes, int write)
+{
+	(void)write;
+	return tmem_lookup(ctx, addr, bytes);
+}
+
+static ptx_mem tmem_iface(tmem *t, int with_try)
+{
+	ptx_mem m = { tmem_map, t, with_try ? tmem_try_map : NULL };
+	return m;
+}
+
+static void tmem_free(tmem *t)
+{
+	for (int i = 0; i < t->n; i++)
+		free(t->b[i].host);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ------------------------------------------------------------ loading */
+static char *read_text(const char *dir, const char *name, size_t *len)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "cannot open %s\n", path);
+		exit(2);
+	}
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) {
+		fprintf(stderr, "cannot read %s\n", path);
+		exit(2);
+	}
+	s[n] = 0;
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return s;
+}
+
+static ptx_module *load_text(const char *text, int sm, ptx_status want, char *err,
+			     size_t errlen)
+{
+	ptx_load_opts o = { sm, 90 };
+	ptx_module *m = NULL;
+	char buf[1024];
+	if (!err) {
+		err = buf;
+		errlen = sizeof(buf);
+	}
+	ptx_status st = ptx_module_load(text, strlen(text), &o, &m, err, errlen);
+	if (st != want) {
+		failures++;
+		fprintf(stderr, "load: got %s, want %s: %s\n", ptx_status_name(st),
+			ptx_status_name(want), err);
+	}
+	return m;
+}
+
+/* ------------------------------------------------------ kernel helpers */
+#define UNUSED __attribute__((unused))
+
+static const char *kernels_dir = ".";
+
+static UNUSED ptx_module *load_kernel(const char *file, int sm, ptx_status want)
+{
+	char *text = read_text(kernels_dir, file, NULL);
+	ptx_module *m = load_text(text, sm, want, NULL, 0);
+	free(text);
+	return m;
+}
+
+/* Launches kernel over gx x 1 x 1 blocks of bx threads; err receives the message. */
+static UNUSED ptx_status run_kernel(ptx_module *m, const char *kernel, unsigned gx, unsigned bx,
+				    unsigned shmem, void **params, tmem *t, char *err,
+				    size_t errlen)
+{
+	ptx_kernel *k = ptx_module_kernel(m, kernel);
+	CHECK(k != NULL, "kernel %s not found", kernel);
+	if (!k)
+		return PTX_ENOTFOUND;
+	unsigned grid[3] = { gx, 1, 1 }, block[3] = { bx, 1, 1 };
+	ptx_mem mem = tmem_iface(t, 1);
+	char buf[512];
+	if (!err) {
+		err = buf;
+		errlen = sizeof(buf);
+	}
+	return ptx_launch(k, grid, block, shmem, params, &mem, NULL, err, errlen);
+}
+
+static UNUSED uint32_t fbits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static UNUSED float bitsf(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/* Deterministic test data with a spread of magnitudes and signs. */
+static uint32_t rng_state = 12345;
+static UNUSED uint32_t rnd32(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 17;
+	rng_state ^= rng_state << 5;
+	return rng_state;
+}
+
+static UNUSED float rndf(void)
+{
+	return ((float)(int32_t)rnd32() / 2147483648.0f) * (float)(1 << (rnd32() % 12));
+}
+
+/* Reference f32 -> bf16 conversions, written from the definition (not from fpconv.c):
+ * round to nearest even on the bit pattern, NaN -> canonical 0x7fff. */
+static UNUSED uint16_t ref_bf16_rn(uint32_t u)
+{
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return 0x7fff;
+	return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
+static UNUSED uint16_t ref_bf16_rz(uint32_t u)
+{
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return 0x7fff;
+	return (uint16_t)(u >> 16);
+}
+
+/* max.f32 / min.f32 as the PTX ISA defines them (NaN loses, -0 < +0). */
+static UNUSED float ref_fmax(float a, float b)
+{
+	if (a != a)
+		return b != b ? bitsf(0x7fffffffu) : b;
+	if (b != b)
+		return a;
+	if (a == b)
+		return (fbits(a) & fbits(b) & 0x80000000u) ? a : (fbits(a) & 0x80000000u ? b : a);
+	return a > b ? a : b;
+}
+
+static UNUSED float ref_fmin(float a, float b)
+{
+	if (a != a)
+		return b != b ? bitsf(0x7fffffffu) : b;
+	if (b != b)
+		return a;
+	if (a == b)
+		return (fbits(a) & 0x80000000u) ? a : b;
+	return a < b ? a : b;
+}
+
+#endif

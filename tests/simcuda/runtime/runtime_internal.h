@@ -1,0 +1,167 @@
+/* Private declarations of the simulated runtime (libcudart.so.13 / .12).  The runtime reaches
+ * the driver the way the real one does (preampere.md): dlopen("libcuda.so.1"), dlsym of
+ * cuGetProcAddress_v2 only, then every driver function by base name + version + flags.  The
+ * list of those functions is RT_DRIVER_FUNCS below; cuda* entry points call them through
+ * rt_drv(), so a wrapper of cuGetProcAddress sees this runtime's driver traffic. */
+#ifndef SIMCUDA_RUNTIME_INTERNAL_H
+#define SIMCUDA_RUNTIME_INTERNAL_H
+
+/* Declares both the legacy-stream and the _ptds/_ptsz prototypes (cudaMemcpy and
+ * cudaMemcpy_ptds ...), and every driver prototype, as the vendor builds its runtime. */
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+#include "simcore.h"
+
+#if SIMCUDA_SOVERSION == 12
+#define RT_VERSION 12080
+#else
+#define RT_VERSION 13000
+#endif
+
+/* Driver functions the runtime uses: X(base name, prototype of what cuGetProcAddress returns
+ * for base name at RT_VERSION).  S rows take a stream: they are also fetched with
+ * CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM for the _ptsz/_ptds entry points. */
+#if RT_VERSION >= 13000
+#define RT_CTX_SYNCHRONIZE cuCtxSynchronize_v2
+#define RT_CTX_GET_DEVICE cuCtxGetDevice_v2
+#else
+#define RT_CTX_SYNCHRONIZE cuCtxSynchronize
+#define RT_CTX_GET_DEVICE cuCtxGetDevice
+#endif
+
+#define RT_DRIVER_FUNCS(X, S) \
+	X(cuInit, cuInit) \
+	X(cuDriverGetVersion, cuDriverGetVersion) \
+	X(cuGetErrorName, cuGetErrorName) \
+	X(cuDeviceGetCount, cuDeviceGetCount) \
+	X(cuDeviceGetName, cuDeviceGetName) \
+	X(cuDeviceGetAttribute, cuDeviceGetAttribute) \
+	X(cuDeviceTotalMem, cuDeviceTotalMem_v2) \
+	X(cuDeviceGetUuid, cuDeviceGetUuid_v2) \
+	X(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain) \
+	X(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2) \
+	X(cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxSetFlags_v2) \
+	X(cuDevicePrimaryCtxGetState, cuDevicePrimaryCtxGetState) \
+	X(cuCtxGetCurrent, cuCtxGetCurrent) \
+	X(cuCtxSetCurrent, cuCtxSetCurrent) \
+	X(cuCtxGetDevice, RT_CTX_GET_DEVICE) \
+	X(cuCtxSynchronize, RT_CTX_SYNCHRONIZE) \
+	X(cuCtxGetStreamPriorityRange, cuCtxGetStreamPriorityRange) \
+	X(cuMemAlloc, cuMemAlloc_v2) \
+	X(cuMemFree, cuMemFree_v2) \
+	X(cuMemGetInfo, cuMemGetInfo_v2) \
+	X(cuMemHostAlloc, cuMemHostAlloc) \
+	X(cuMemFreeHost, cuMemFreeHost) \
+	X(cuPointerGetAttributes, cuPointerGetAttributes) \
+	S(cuMemAllocAsync, cuMemAllocAsync) \
+	S(cuMemFreeAsync, cuMemFreeAsync) \
+	S(cuMemcpy, cuMemcpy) \
+	S(cuMemcpyAsync, cuMemcpyAsync) \
+	S(cuMemcpyHtoD, cuMemcpyHtoD_v2) \
+	S(cuMemcpyDtoH, cuMemcpyDtoH_v2) \
+	S(cuMemcpyDtoD, cuMemcpyDtoD_v2) \
+	S(cuMemcpyHtoDAsync, cuMemcpyHtoDAsync_v2) \
+	S(cuMemcpyDtoHAsync, cuMemcpyDtoHAsync_v2) \
+	S(cuMemcpyDtoDAsync, cuMemcpyDtoDAsync_v2) \
+	S(cuMemcpy2D, cuMemcpy2D_v2) \
+	S(cuMemcpy2DAsync, cuMemcpy2DAsync_v2) \
+	S(cuMemsetD8, cuMemsetD8_v2) \
+	S(cuMemsetD8Async, cuMemsetD8Async) \
+	S(cuMemsetD2D8, cuMemsetD2D8_v2) \
+	S(cuMemsetD2D8Async, cuMemsetD2D8Async) \
+	X(cuStreamCreate, cuStreamCreate) \
+	X(cuStreamCreateWithPriority, cuStreamCreateWithPriority) \
+	X(cuStreamDestroy, cuStreamDestroy_v2) \
+	S(cuStreamSynchronize, cuStreamSynchronize) \
+	S(cuStreamQuery, cuStreamQuery) \
+	S(cuStreamWaitEvent, cuStreamWaitEvent) \
+	S(cuStreamGetFlags, cuStreamGetFlags) \
+	S(cuStreamGetPriority, cuStreamGetPriority) \
+	S(cuStreamGetId, cuStreamGetId) \
+	S(cuStreamGetDevice, cuStreamGetDevice) \
+	S(cuStreamBeginCapture, cuStreamBeginCapture_v2) \
+	S(cuStreamEndCapture, cuStreamEndCapture) \
+	S(cuStreamIsCapturing, cuStreamIsCapturing) \
+	S(cuStreamGetCaptureInfo, cuStreamGetCaptureInfo_v3) \
+	X(cuThreadExchangeStreamCaptureMode, cuThreadExchangeStreamCaptureMode) \
+	X(cuGraphInstantiate, cuGraphInstantiateWithFlags) \
+	S(cuGraphLaunch, cuGraphLaunch) \
+	X(cuGraphDestroy, cuGraphDestroy) \
+	X(cuGraphExecDestroy, cuGraphExecDestroy) \
+	X(cuEventCreate, cuEventCreate) \
+	X(cuEventDestroy, cuEventDestroy_v2) \
+	S(cuEventRecord, cuEventRecord) \
+	S(cuEventRecordWithFlags, cuEventRecordWithFlags) \
+	X(cuEventQuery, cuEventQuery) \
+	X(cuEventSynchronize, cuEventSynchronize) \
+	X(cuEventElapsedTime, cuEventElapsedTime_v2)
+
+struct rt_driver {
+#define RT_FIELD(base, proto) __typeof__(&proto) base;
+	RT_DRIVER_FUNCS(RT_FIELD, RT_FIELD)
+#undef RT_FIELD
+	__typeof__(&cuGetProcAddress_v2) cuGetProcAddress;  /* its self-lookup */
+};
+
+/* driver_link.c: the driver table for legacy (0) or per-thread (1) default-stream calls;
+ * NULL until rt_init has succeeded. */
+const struct rt_driver *rt_drv(int per_thread);
+/* Links the driver once (dlopen, lookups, cuInit); the error the runtime reports if not. */
+cudaError_t rt_init(void);
+
+/* error.c: the one table from driver statuses to runtime errors, and the per-thread error
+ * state that cudaGetLastError/cudaPeekAtLastError report. */
+cudaError_t rt_status(CUresult st);
+void rt_record_error(cudaError_t err);
+
+/* device.c: makes a context current for this thread (the chosen device's primary context,
+ * retained once), unless the thread already has one; the runtime's lazy initialization. */
+cudaError_t rt_context(void);
+
+/* ------------------------------------------------------------ every export
+ * RT_ENTER logs the call (RT_ARG its key arguments); RT_CHECK applies fault rules and links
+ * the driver, RT_CHECK_CONTEXT also makes a context current; RT_RETURN records a failure as
+ * the thread's last error and closes the call.  d is the driver table for the entry point's
+ * default stream (RT_ENTER_PT for _ptsz/_ptds). */
+#define RT_ENTER_AS(api, per_thread) \
+	sim_call call_; \
+	const struct rt_driver *d __attribute__((unused)) = NULL; \
+	const int pt_ __attribute__((unused)) = (per_thread); \
+	sim_call_begin(&call_, SIM_FAM_RT, api)
+#define RT_ENTER(api) RT_ENTER_AS(api, 0)
+#define RT_ENTER_PT(api) RT_ENTER_AS(api, 1)
+#define RT_ARG(...) sim_call_arg(&call_, __VA_ARGS__)
+#define RT_RETURN(err) \
+	do { \
+		cudaError_t e_ = (err); \
+		rt_record_error(e_); \
+		return (cudaError_t)sim_call_end(&call_, (int)e_); \
+	} while (0)
+#define RT_TRY(expr) \
+	do { \
+		cudaError_t t_ = (expr); \
+		if (t_ != cudaSuccess) \
+			RT_RETURN(t_); \
+	} while (0)
+/* A driver call: its status as a runtime error. */
+#define RT_DRV(expr) rt_status(expr)
+#define RT_CHECK() \
+	do { \
+		int f_; \
+		if (sim_call_fault(&call_, &f_)) \
+			RT_RETURN((cudaError_t)f_); \
+		RT_TRY(rt_init()); \
+		d = rt_drv(pt_); \
+	} while (0)
+#define RT_CHECK_CONTEXT() \
+	do { \
+		RT_CHECK(); \
+		RT_TRY(rt_context()); \
+	} while (0)
+
+#define RT_PTR(p) ((unsigned long long)(uintptr_t)(p))
+
+#endif
