@@ -7,7 +7,7 @@
 set -eu
 build=${1:-build} n=${2:-2000}
 prog=$build/bench/passthrough shim=$(realpath "$build/src/libbf16shim.so")
-export LD_LIBRARY_PATH=$(realpath "$build/tests/simcuda/v13") SIMCUDA_ARCH=sm_61 SIMCUDA_COMPUTE=0
+export LD_LIBRARY_PATH=$(realpath "$build/tests/simcuda/v13"):$(realpath "$build/tests/simcuda/core") SIMCUDA_ARCH=sm_61 SIMCUDA_COMPUTE=0
 command -v valgrind >/dev/null || { echo "valgrind is not installed"; exit 77; }
 count() { # calls [preload]
   local out; out=$(mktemp)

@@ -15,6 +15,7 @@
 #include "verdict.h"
 
 __thread int shim_depth __attribute__((tls_model("initial-exec")));
+struct shim_fast shim_fast;
 
 static atomic_ulong n_rewritten, n_retried, n_fallback;
 
@@ -90,7 +91,14 @@ static abi_status dispatch(struct gemm_call *c)
 	abi_status st;
 	int bf16 = c->atype == ABI_R_16BF || c->btype == ABI_R_16BF;
 
-	/* Fast path: nothing to plan for a non-bf16 call until one has failed. */
+	/* The wrapper already made the call and it was refused: go straight to the retry. */
+	if (c->first_status >= 0) {
+		st = c->first_status;
+		p = (struct plan){DECIDE_PASS, "no bf16 operand"};
+		dev = device_for_handle(c->handle);
+		goto retry;
+	}
+	/* Nothing to plan for a non-bf16 call until one has failed. */
 	if (!bf16 && !verdict_any()) {
 		st = c->forward(c);
 		if (st != ABI_STATUS_NOT_SUPPORTED && st != ABI_STATUS_ARCH_MISMATCH)
@@ -150,7 +158,11 @@ abi_status shim_gemm(struct gemm_call *c)
 		return c->forward(c);
 	if (!real_init() || !real_cublas(c->sym))
 		return ABI_STATUS_NOT_INITIALIZED;
-	if (shim_config()->mode == MODE_OFF)
+	if (!shim_fast.ready) {
+		shim_fast.pass_all = shim_config()->mode == MODE_OFF;
+		__atomic_store_n(&shim_fast.ready, 1, __ATOMIC_RELEASE);
+	}
+	if (shim_fast.pass_all)
 		return c->forward(c);
 	shim_depth++;
 	st = dispatch(c);

@@ -27,7 +27,16 @@ struct gemm_call {
 	int compute;                /* either spelling */
 	int algo;
 	int ptr_array;              /* the *BatchedEx form */
+	int first_status;           /* status of a fast-path attempt already made, or -1 */
 };
+
+/* What the exported wrappers' fast path reads: set once everything is initialised. */
+struct shim_fast {
+	int ready;        /* real functions found, configuration read */
+	int pass_all;     /* BF16SHIM_MODE=off */
+};
+extern struct shim_fast shim_fast;
+extern void *real_cublas_fn[SYM_CUBLAS_COUNT];
 
 /* The dispatcher: plan, then forward, retry or rewrite. */
 abi_status shim_gemm(struct gemm_call *c);
@@ -37,5 +46,24 @@ abi_status shim_cublas_destroy(abi_handle handle);
 /* Re-entrancy: calls made while the shim is working (ours into cuBLAS, cuBLAS into its own
  * exported functions) go straight to the real function. */
 extern __thread int shim_depth __attribute__((tls_model("initial-exec")));
+
+/* Can this call go straight to the real function?  Nested calls, mode off, and calls with
+ * no bf16 operand once no configuration has needed a retry.  A few loads: this is the cost
+ * every passed-through GEMM pays (bench/passthrough_cost.sh). */
+static inline int shim_fast_pass(int atype, int btype)
+{
+	extern int verdict_count;
+	if (__builtin_expect(!shim_fast.ready, 0))
+		return 0;
+	return shim_depth || shim_fast.pass_all ||
+	       (atype != ABI_R_16BF && btype != ABI_R_16BF &&
+		!__atomic_load_n(&verdict_count, __ATOMIC_RELAXED));
+}
+
+/* A status that sends a fast-path call to the dispatcher for a retry. */
+static inline int shim_refused(abi_status st)
+{
+	return __builtin_expect(st == ABI_STATUS_NOT_SUPPORTED || st == ABI_STATUS_ARCH_MISMATCH, 0);
+}
 
 #endif

@@ -21,7 +21,7 @@ static const char *const cublas_names[] = {
 #undef X
 };
 
-static void *cublas_fn[SYM_CUBLAS_COUNT];
+void *real_cublas_fn[SYM_CUBLAS_COUNT];
 static struct real_driver driver;
 static const char *cublas_origin = "not found";
 static int ready;
@@ -43,7 +43,7 @@ static int take_from(void *lib, const char *origin)
 		return 0;
 	for (int i = 0; i < SYM_CUBLAS_COUNT; i++) {
 		void *f = dlsym(lib, cublas_names[i]);
-		cublas_fn[i] = is_ours(f) ? NULL : f;
+		real_cublas_fn[i] = is_ours(f) ? NULL : f;
 	}
 	cublas_origin = origin;
 	return 1;
@@ -145,7 +145,7 @@ int real_init(void)
 
 void *real_cublas(enum real_cublas_sym sym)
 {
-	return cublas_fn[sym];
+	return real_cublas_fn[sym];
 }
 
 const struct real_driver *real_driver(void)

@@ -71,7 +71,9 @@ struct real_driver {
 /* Resolves everything once; returns 0 if cuBLAS itself could not be found (every
  * intercepted call then fails with NOT_INITIALIZED, and the log says why). */
 int real_init(void);
-/* The real cuBLAS function, or NULL when the loaded cuBLAS lacks it. */
+/* The real cuBLAS functions (NULL where the loaded cuBLAS lacks one); the table itself is
+ * read directly by the exported wrappers' fast path. */
+extern void *real_cublas_fn[SYM_CUBLAS_COUNT];
 void *real_cublas(enum real_cublas_sym sym);
 /* Driver functions; members are NULL when unavailable. */
 const struct real_driver *real_driver(void);

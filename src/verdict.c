@@ -1,7 +1,6 @@
 /* A configuration is (types, compute type, algorithm, architecture): shapes do not decide
  * whether cuBLAS supports a GEMM.  Few configurations ever fail, so a small array will do. */
 #include <pthread.h>
-#include <stdatomic.h>
 
 #include "verdict.h"
 
@@ -13,7 +12,8 @@ struct verdict {
 };
 
 static struct verdict verdicts[MAX_VERDICTS];
-static atomic_int nverdicts;
+/* Read without the lock by the wrappers' fast path (gemm.h). */
+int verdict_count;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int same(const struct verdict *v, const struct plan_call *c, int sm)
@@ -24,12 +24,12 @@ static int same(const struct verdict *v, const struct plan_call *c, int sm)
 
 int verdict_any(void)
 {
-	return atomic_load_explicit(&nverdicts, memory_order_relaxed) != 0;
+	return __atomic_load_n(&verdict_count, __ATOMIC_RELAXED) != 0;
 }
 
 int verdict_lookup(const struct plan_call *c, int sm, struct plan *out)
 {
-	int n = atomic_load_explicit(&nverdicts, memory_order_acquire);
+	int n = __atomic_load_n(&verdict_count, __ATOMIC_ACQUIRE);
 	for (int i = 0; i < n; i++)
 		if (same(&verdicts[i], c, sm)) {
 			*out = verdicts[i].plan;
@@ -42,14 +42,14 @@ void verdict_remember(const struct plan_call *c, int sm, struct plan p)
 {
 	int n;
 	pthread_mutex_lock(&lock);
-	n = atomic_load(&nverdicts);
+	n = verdict_count;
 	for (int i = 0; i < n; i++)
 		if (same(&verdicts[i], c, sm))
 			goto out;
 	if (n < MAX_VERDICTS) {
 		verdicts[n] = (struct verdict){c->atype, c->btype, c->ctype, c->compute,
 					       c->algo, sm, p};
-		atomic_store_explicit(&nverdicts, n + 1, memory_order_release);
+		__atomic_store_n(&verdict_count, n + 1, __ATOMIC_RELEASE);
 	}
 out:
 	pthread_mutex_unlock(&lock);

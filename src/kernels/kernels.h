@@ -50,7 +50,8 @@ extern const char bf16shim_kernels_ptx[];
 
 enum kernel_type { KERNEL_TYPE_F32 = 0, KERNEL_TYPE_BF16 = 1, KERNEL_TYPE_F16 = 2 };
 
-/* ---- fp16 fast path (issue 4), in fp16_path.ptx, same module and launch shape. ----
+/* ---- fp16 fast path (issue 4): fp16_scale.ptx, fp16_epilogue.ptx; same module, same launch
+ * shape. ----
  * C = alpha * op(A) op(B) + beta * C with bf16 A, B on fp16 tensor cores:
  *   1. zero the scale words (cuMemsetD32Async): one u32 per row of op(A) and per column of
  *      op(B) and batch item ("row words" [batch][m], "column words" [batch][n]);
@@ -64,7 +65,7 @@ enum kernel_type { KERNEL_TYPE_F32 = 0, KERNEL_TYPE_BF16 = 1, KERNEL_TYPE_F16 = 
  *      overflows, and any element within 2^32 of its row's max is exact.  An element fp16
  *      cannot hold exactly sets bit 31 of its word ("flagged"; Inf/NaN are never flagged);
  *   4. the fp16 GEMM, fp32 accumulation, fp32 compact output d (ld = m);
- *   5. epilogue: t = d * 2^(s_row + s_col), rounded once (exact for normal results), or
+ *   5. epilogue: t = d * 2^(s_row + s_col) rounded once (exact for normal results), or
  *      for a flagged row or column the fp32 dot product of the bf16 inputs (fma in k order);
  *      then out = alpha * t (+ beta * C) to ctype exactly as KERNEL_EPILOGUE_F32.
  * Unflagged products are exact in fp16 x fp16 -> fp32, and power-of-two scaling commutes

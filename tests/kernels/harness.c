@@ -102,7 +102,7 @@ ptx_status launch(ptx_module *m, const char *name, unsigned gx, unsigned gy, uns
 	const unsigned grid[3] = { gx, gy, gz }, block[3] = { KERNEL_BLOCK, 1, 1 };
 	char err[512] = "";
 	ptx_launch_stats st;
-	ptx_status s = ptx_launch(k, grid, block, 0, argv, &(ptx_mem){ map, NULL }, &st, err,
+	ptx_status s = ptx_launch(k, grid, block, 0, argv, &(ptx_mem){ .map = map }, &st, err,
 				  sizeof err);
 	if (s != PTX_OK)
 		printf("launch %s grid (%u,%u,%u): %s: %s\n", name, gx, gy, gz, ptx_status_name(s),
@@ -238,4 +238,18 @@ const void *mat_before(const struct mat *m, unsigned b, unsigned r, unsigned c)
 {
 	int j = m->use_array ? (int)b : 0;
 	return m->snap[j] + ((unsigned char *)mat_at(m, b, r, c) - m->buf[j]);
+}
+
+uint16_t bf16_at(const struct mat *m, unsigned b, unsigned r, unsigned c)
+{
+	uint16_t h;
+	memcpy(&h, mat_at(m, b, r, c), 2);
+	return h;
+}
+
+void push_view(void **argv, int *n, struct view *v)
+{
+	uint64_t *f[] = { &v->ptr, &v->array, &v->bstride, &v->ld, &v->row0, &v->col0 };
+	for (int i = 0; i < 6; i++)
+		argv[(*n)++] = f[i];
 }

@@ -47,6 +47,8 @@ void mat_fill(struct mat *m, uint32_t (*gen)(void));   /* every byte, then the v
 void mat_snapshot(struct mat *m);
 void mat_check_outside(const struct mat *m, const char *what);
 void mat_set_access(struct mat *m, int access);
+uint16_t bf16_at(const struct mat *m, unsigned b, unsigned r, unsigned c);   /* 16-bit element */
+void push_view(void **argv, int *n, struct view *v);   /* six kernel arguments */
 
 /* The module loaded for device_sm (max PTX ISA 7.0, as a CUDA 11.0 driver); NULL + message
  * on failure. */

@@ -3,6 +3,7 @@
 # versions"): .version <= 7.0, .target <= sm_52, no bf16 type or sm_80+ instruction; then
 # assembles each with ptxas for the lowest architecture that ptxas accepts (exit 77, skip,
 # when there is no ptxas).  With --selftest FILE: checks that the rules reject broken copies.
+# With --embedded PROGRAM first: PROGRAM prints the embedded module, which is checked too.
 
 # rules FILE: 0 when FILE follows the rules; prints what is wrong.
 rules() {
@@ -44,6 +45,14 @@ if [ "$1" = --selftest ]; then
 	exit 0
 fi
 
+if [ "$1" = --embedded ]; then
+	embedded=$(mktemp --suffix=.ptx) || exit 1
+	trap 'rm -f "$embedded"' EXIT
+	"$2" > "$embedded" || { echo "FAIL: $2 did not print the module"; exit 1; }
+	shift 2
+	set -- "$@" "$embedded"
+fi
+
 for ptx in "$@"; do
 	[ -r "$ptx" ] || { echo "FAIL: cannot read $ptx"; exit 1; }
 	rules "$ptx" || exit 1
@@ -53,7 +62,7 @@ done
 ptxas=/usr/local/cuda/bin/ptxas
 [ -x "$ptxas" ] || ptxas=$(command -v ptxas) || { echo "SKIP: no ptxas"; exit 77; }
 probe=$(mktemp) && out=$(mktemp) || exit 1
-trap 'rm -f "$probe" "$out"' EXIT
+trap 'rm -f "$probe" "$out" "$embedded"' EXIT
 printf '.version %s\n.target sm_50\n.address_size 64\n' "$ver" > "$probe"
 for arch in sm_50 sm_52 sm_60 sm_61 sm_70 sm_75; do
 	# An empty module tells "arch unknown to this ptxas" apart from an error in our PTX.

@@ -65,6 +65,23 @@ uint16_t ref_f16_rne(float f)
 	return sign | (uint16_t)((e - 1 + 15) << 10) | (uint16_t)((m * 2 - 1) * 1024);
 }
 
+/* s(word) of kernels.h, computed through frexp. */
+int ref_scale(uint32_t w)
+{
+	uint16_t m = w & 0xffff;
+	int e;
+	if (!m)
+		return 0;
+	frexp(ref_bf16_to_f32(m), &e);
+	return e - 1 - 15;
+}
+
+uint32_t ref_absmax_bits(uint16_t h)
+{
+	uint32_t a = h & 0x7fff;
+	return a < 0x7f80 ? a : 0;
+}
+
 float ref_epilogue(float alpha, float d, float beta, float c)
 {
 	float t = alpha * d;

@@ -15,6 +15,7 @@
 	X(cast_scaled_all_patterns) \
 	X(cast_scaled_views) \
 	X(epilogue_scaled) \
+	X(epilogue_scaled_extremes) \
 	X(fp16_pipeline)
 
 #define DECLARE(name) int test_##name(void);

@@ -61,7 +61,6 @@ void blas_handle_destroy(blas_handle *h);
 #define BLAS_KIND_CLASSIC 1
 #define BLAS_KIND_LT 2
 blas_handle *blas_handle_get(const void *p, int kinds);
-int blas_handle_sm(const blas_handle *h);
 
 /* ------------------------------------------------------------- numbers */
 
@@ -117,7 +116,6 @@ const blas_combo *blas_combo_find(int lt, cublasComputeType_t compute, cudaDataT
 /* ------------------------------------------------- architecture table */
 
 typedef struct blas_arch_query {
-	int lt;                        /* 1 for cuBLASLt */
 	cublasComputeType_t compute;
 	cudaDataType a, b, c;
 } blas_arch_query;
@@ -162,8 +160,6 @@ typedef struct blas_gemm {
 
 /* Queues the GEMM on s (runs now, or is captured).  SIM_OK or the op's error. */
 sim_err blas_gemm_submit(sim_stream *s, const blas_gemm *g);
-/* Bytes spanned by one stored matrix; 0 when it has no element; UINT64_MAX on overflow. */
-uint64_t blas_matrix_span(const blas_matrix *mx);
 /* Copies a host scalar of type t (size of t bytes) into dst. */
 void blas_scalar_copy(unsigned char dst[8], const void *src, cudaDataType t);
 int blas_scalar_is_zero(const unsigned char v[8], cudaDataType t);
@@ -174,9 +170,8 @@ int blas_scalar_is_zero(const unsigned char v[8], cudaDataType t);
 
 #define BLAS_CALL_STRIDED 1     /* strideA/B/C and batchCount */
 #define BLAS_CALL_PTR_ARRAY 2   /* A, B, C are device arrays of pointers */
-#define BLAS_CALL_TYPED 4       /* types and compute fixed by the function (Sgemm, SgemmEx) */
-#define BLAS_CALL_ALGO 8        /* has computeType and algo arguments (the Ex family) */
-#define BLAS_CALL_VIA_LT 16     /* runs through cublasLtMatmul, as real cuBLAS 12+ does */
+#define BLAS_CALL_ALGO 4        /* has computeType and algo arguments (the Ex family) */
+#define BLAS_CALL_VIA_LT 8      /* runs through cublasLtMatmul, as real cuBLAS 12+ does */
 
 typedef struct blas_gemm_call {
 	const char *api;

@@ -34,7 +34,8 @@ typedef struct views {
 	void *d;
 } views;
 
-uint64_t blas_matrix_span(const blas_matrix *mx)
+/* Bytes spanned by one stored matrix; 0 when it has no element; UINT64_MAX on overflow. */
+static uint64_t matrix_span(const blas_matrix *mx)
 {
 	uint64_t es = blas_type_size(mx->type), major, minor, n;
 
@@ -73,7 +74,7 @@ static int entry_addr(const blas_gemm *g, const blas_matrix *mx, const uint64_t 
 static const void *map_matrix(const blas_matrix *mx, uint64_t addr, int write, const char *what,
 			      uint64_t *bytes)
 {
-	uint64_t span = blas_matrix_span(mx);
+	uint64_t span = matrix_span(mx);
 
 	if (span == UINT64_MAX) {
 		sim_log_note("simcuda: %s spans more than the address space", what);

@@ -68,7 +68,7 @@ cublasStatus_t blas_gemm_validate(const blas_handle *h, const blas_gemm_call *c,
 				 (cudaDataType)c->ctype, (cudaDataType)c->ctype);
 	if (!*combo)
 		return CUBLAS_STATUS_NOT_SUPPORTED;
-	blas_arch_query q = { 0, *compute, (cudaDataType)c->atype, (cudaDataType)c->btype,
+	blas_arch_query q = { *compute, (cudaDataType)c->atype, (cudaDataType)c->btype,
 			      (cudaDataType)c->ctype };
 	st = blas_arch_check(sim_device_get(h->device), &q);
 	if (st != CUBLAS_STATUS_SUCCESS)

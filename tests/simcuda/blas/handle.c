@@ -48,9 +48,3 @@ blas_handle *blas_handle_get(const void *p, int kinds)
 		return h;
 	return NULL;
 }
-
-int blas_handle_sm(const blas_handle *h)
-{
-	const sim_device *d = sim_device_get(h->device);
-	return d ? d->sm : 0;
-}

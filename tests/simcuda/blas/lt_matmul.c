@@ -56,7 +56,9 @@ static cublasStatus_t layout_check(const lt_layout *l)
 	return CUBLAS_STATUS_SUCCESS;
 }
 
-/* Which epilogues run: the others (aux outputs, gradients) are not computed here. */
+/* The epilogues the simulator computes.  The others (aux outputs such as GELU_AUX, the
+ * gradients DRELU/DGELU/BGRADA/BGRADB) are valid requests it does not compute, so they are
+ * NOT_SUPPORTED rather than silently wrong; values that are no epilogue are INVALID_VALUE. */
 static cublasStatus_t epilogue_flags(uint32_t epi, unsigned *flags)
 {
 	static const struct {
@@ -146,7 +148,7 @@ static cublasStatus_t plan(const blas_handle *h, const problem *p, blas_gemm *g)
 	if ((epi & BLAS_EPI_BIAS) && bias_type != combo->d && !(fp8 && bias_type == CUDA_R_16BF))
 		return CUBLAS_STATUS_NOT_SUPPORTED;
 
-	blas_arch_query q = { 1, (cublasComputeType_t)d->compute, combo->a, combo->b, combo->c };
+	blas_arch_query q = { (cublasComputeType_t)d->compute, combo->a, combo->b, combo->c };
 	if ((st = blas_arch_check(sim_device_get(h->device), &q)) != CUBLAS_STATUS_SUCCESS)
 		return st;
 

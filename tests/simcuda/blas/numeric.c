@@ -215,6 +215,11 @@ int32_t blas_load_i32(const void *base, int64_t idx, cudaDataType t)
 	return (int32_t)blas_load_f64(base, idx, t);
 }
 
+static int is_int_type(cudaDataType t)
+{
+	return t == CUDA_R_32I || t == CUDA_R_8I;
+}
+
 void blas_store_f32(void *base, int64_t idx, cudaDataType t, float v)
 {
 	unsigned char *p = base;
@@ -232,19 +237,21 @@ void blas_store_f32(void *base, int64_t idx, cudaDataType t, float v)
 	case CUDA_R_32F:
 		memcpy(p + idx * 4, &v, 4);
 		break;
-	default:
+	case CUDA_R_64F:
 		blas_store_f64(base, idx, t, v);
 		break;
+	default:
+		if (is_int_type(t))
+			blas_store_i32(base, idx, t, (int32_t)v);
+		break; /* no output of other types is simulated */
 	}
 }
 
 void blas_store_f64(void *base, int64_t idx, cudaDataType t, double v)
 {
-	unsigned char *p = base;
-
 	if (t == CUDA_R_64F)
-		memcpy(p + idx * 8, &v, 8);
-	else if (t == CUDA_R_32I)
+		memcpy((unsigned char *)base + idx * 8, &v, 8);
+	else if (is_int_type(t))
 		blas_store_i32(base, idx, t, (int32_t)v);
 	else
 		blas_store_f32(base, idx, t, (float)v);

@@ -43,12 +43,18 @@ static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void mem_init(void)
 {
-	void *p = mmap(NULL, RESERVE_BYTES, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	/* Smaller reservations for hosts that refuse a large one (valgrind does). */
+	for (uint64_t bytes = RESERVE_BYTES; bytes >= (256ull << 20); bytes /= 4) {
+		void *p = mmap(NULL, bytes, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			continue;
+		range_lo = (uint64_t)(uintptr_t)p;
+		range_hi = range_lo + bytes;
+		break;
+	}
+	if (!range_lo)
 		return;
-	range_lo = (uint64_t)(uintptr_t)p;
-	range_hi = range_lo + RESERVE_BYTES;
 	cursor = range_lo + ALIGN; /* never hand out the range's first address */
 }
 

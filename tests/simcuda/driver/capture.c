@@ -204,6 +204,7 @@ CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
 
 static CUresult end_capture(sim_call *c, CUstream h, int per_thread, CUgraph *phGraph)
 {
+	struct capture *cap;
 	sim_graph *g = NULL;
 	sim_stream *s;
 	CUresult st;
@@ -221,7 +222,7 @@ static CUresult end_capture(sim_call *c, CUstream h, int per_thread, CUgraph *ph
 	if (!sim_stream_capturing(s))
 		return CUDA_ERROR_ILLEGAL_STATE;
 	pthread_mutex_lock(&captures_lock);
-	struct capture *cap = find(s);
+	cap = find(s);
 	if (cap && cap->mode != CU_STREAM_CAPTURE_MODE_RELAXED &&
 	    !pthread_equal(cap->thread, pthread_self()))
 		wrong_thread = 1;

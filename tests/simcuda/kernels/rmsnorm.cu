@@ -40,8 +40,9 @@ extern "C" __global__ void rmsnorm(int cols, float eps, const float *x, const fl
 }
 
 // Same reduction with dynamic shared memory and shuffles down/up/idx (tree in shared
-// memory, then a down-shuffle; up and idx broadcast the result).
-extern "C" __global__ void rowsum_dyn(int cols, const int *x, int *sums, int *check)
+// memory, then a down-shuffle whose lanes are all kept; up and idx broadcast).
+extern "C" __global__ void rowsum_dyn(int cols, const int *x, int *sums, int *check,
+				      int *lanes)
 {
 	extern __shared__ int sdata[];
 	const int *row = x + (size_t)blockIdx.x * cols;
@@ -64,5 +65,6 @@ extern "C" __global__ void rowsum_dyn(int cols, const int *x, int *sums, int *ch
 		if (threadIdx.x == 0)
 			sums[blockIdx.x] = b;
 		check[blockIdx.x * 32 + threadIdx.x] = up * 1000 + (b == v);
+		lanes[blockIdx.x * 32 + threadIdx.x] = v;
 	}
 }

@@ -178,28 +178,56 @@ static void feature(char *out, size_t n, const char *fmt, const pmods *m, int op
 	out[k] = 0;
 }
 
+/* Appends one more line to the error text. */
+static void append(pdec *D, const char *line)
+{
+	pparse *P = D->P;
+	if (!P->err || !P->errlen)
+		return;
+	size_t n = strlen(P->err);
+	if (n + 2 < P->errlen)
+		snprintf(P->err + n, P->errlen - n, "\n%s", line);
+}
+
+/* Reports every row the instruction fails, as ptxas lists each feature, then names the
+ * instruction itself. */
 int ptx__arch_check(pdec *D, int op)
 {
 	const ptx_module *m = D->P->m;
-	int sm = m->arch_sm, ver = m->ptx_version;
+	int sm = m->arch_sm, ver = m->ptx_version, failed = 0;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const arch_row *r = &rows[i];
 		if (!matches(r, &D->mods, op))
 			continue;
-		char f[200];
+		char f[200], msg[300];
 		feature(f, sizeof(f), r->feature, &D->mods, op);
 		if (r->removed) {
-			if (sm >= r->sm && ver >= r->ptx)
-				return dx_fail(D, PTX_EARCH, "%s", f);
+			if (sm < r->sm || ver < r->ptx)
+				continue;
+			snprintf(msg, sizeof(msg), "%s", f);
+		} else if (r->sm > sm) {
+			snprintf(msg, sizeof(msg), "Feature '%s' requires .target sm_%d or higher", f,
+				 r->sm);
+		} else if (r->ptx > ver) {
+			snprintf(msg, sizeof(msg), "Feature '%s' requires PTX ISA .version %d.%d or "
+				 "later", f, r->ptx / 10, r->ptx % 10);
+		} else {
 			continue;
 		}
-		if (r->sm > sm)
-			return dx_fail(D, PTX_EARCH, "Feature '%s' requires .target sm_%d or higher",
-				       f, r->sm);
-		if (r->ptx > ver)
-			return dx_fail(D, PTX_EARCH,
-				       "Feature '%s' requires PTX ISA .version %d.%d or later", f,
-				       r->ptx / 10, r->ptx % 10);
+		if (!failed++) {
+			dx_fail(D, PTX_EARCH, "%s", msg);
+		} else {
+			char line[400];
+			snprintf(line, sizeof(line), "ptxas application ptx input, line %d; error   : %s",
+				 D->line, msg);
+			append(D, line);
+		}
 	}
-	return 0;
+	if (failed) {
+		char line[300];
+		snprintf(line, sizeof(line), "ptxas info    : instruction '%s' at line %d needs "
+			 "a newer target", D->text, D->line);
+		append(D, line);
+	}
+	return failed ? -1 : 0;
 }

@@ -198,10 +198,12 @@ static void test_rowsum(ptx_module *m)
 		tmem t = { 0 };
 		uint64_t x = tmem_alloc(&t, n * 4), sums = tmem_alloc(&t, (size_t)rows * 4);
 		uint64_t check = tmem_alloc(&t, (size_t)rows * 32 * 4);
+		uint64_t lanes = tmem_alloc(&t, (size_t)rows * 32 * 4);
 		int32_t *hx = tmem_host(&t, x), *hs = tmem_host(&t, sums), *hc = tmem_host(&t, check);
+		int32_t *hl = tmem_host(&t, lanes);
 		for (size_t i = 0; i < n; i++)
 			hx[i] = (int32_t)rnd32();
-		void *p[] = { &cols, &x, &sums, &check };
+		void *p[] = { &cols, &x, &sums, &check, &lanes };
 		char err[512] = "";
 		ptx_status st = run_kernel(m, "rowsum_dyn", (unsigned)rows, (unsigned)B,
 					   (unsigned)B * 4, p, &t, err, sizeof(err));
@@ -230,9 +232,9 @@ static void test_rowsum(ptx_module *m)
 			for (int l = 0; l < 32; l++) {
 				int up = l >= 3 ? l - 3 : l;
 				int want = up * 1000 | (v[0] == v[l]);
-				if (hc[r * 32 + l] != want)
-					CHECK(0, "rowsum check[%d][%d] = %d, want %d", r, l, hc[r * 32 + l],
-					      want);
+				if (hc[r * 32 + l] != want || (uint32_t)hl[r * 32 + l] != v[l])
+					CHECK(0, "rowsum lane %d of row %d: check %d want %d, v %d want %d",
+					      l, r, hc[r * 32 + l], want, hl[r * 32 + l], (int32_t)v[l]);
 			}
 		}
 		free(sd);

@@ -5,6 +5,7 @@
 #define PTX_TEST_UTIL_H
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,127 @@ static UNUSED float ref_fmin(float a, float b)
 	if (a == b)
 		return (fbits(a) & 0x80000000u) ? a : b;
 	return a < b ? a : b;
+}
+
+enum { RN, RZ, RM, RP };
+
+/* --------------------------------------------- 16-bit formats by table search */
+static UNUSED long double dec16(uint32_t h, int bf)
+{
+	int eb = bf ? 8 : 5, mb = bf ? 7 : 10, bias = bf ? 127 : 15;
+	int e = (int)(h >> mb) & ((1 << eb) - 1);
+	long double v = e ? ldexpl((long double)((h & ((1u << mb) - 1)) | (1u << mb)),
+				   e - bias - mb)
+			  : ldexpl((long double)(h & ((1u << mb) - 1)), 1 - bias - mb);
+	return (h >> (eb + mb)) & 1 ? -v : v;
+}
+
+/* x rounded to f16 (bf = 0) or bf16 (bf = 1) with mode, found by bracketing it between
+ * consecutive representable values. */
+static UNUSED uint16_t ref16(long double x, int bf, int mode, int satfinite)
+{
+	if (isnan(x))
+		return 0x7fff;
+	uint32_t maxk = bf ? 0x7f7f : 0x7bff, inf = bf ? 0x7f80 : 0x7c00;
+	uint32_t sign = signbit(x) ? 0x8000 : 0;
+	long double a = fabsl(x);
+	uint32_t lo = 0, hi = maxk;
+	if (a >= dec16(maxk, bf)) {
+		lo = maxk;
+	} else {
+		while (lo < hi) {   /* largest k with dec16(k) <= a */
+			uint32_t mid = (lo + hi + 1) / 2;
+			if (dec16(mid, bf) <= a)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+	}
+	long double vlo = dec16(lo, bf);
+	if (vlo == a)
+		return (uint16_t)(sign | lo);
+	uint32_t up = lo + 1;   /* == inf past the largest finite value */
+	long double vup = lo == maxk ? 2 * vlo - dec16(maxk - 1, bf) : dec16(up, bf);
+	int take_up;
+	switch (mode) {
+	case RZ: take_up = 0; break;
+	case RM: take_up = sign != 0; break;
+	case RP: take_up = sign == 0; break;
+	default:
+		take_up = a - vlo > vup - a || (a - vlo == vup - a && (lo & 1));
+		break;
+	}
+	uint32_t r = take_up ? up : lo;
+	if (r > maxk)
+		r = satfinite ? maxk : inf;
+	if (isinf(x))
+		r = satfinite ? maxk : inf;
+	return (uint16_t)(sign | r);
+}
+
+/* ------------------------------------------------------ one-instruction tests */
+/* Runs BODY once per element i < n: %a and %b hold in[2i] and in[2i+1], the body leaves
+ * out[i] in %d.  DECLS may add registers; the template declares
+ *   .b64 %a %b %c %d %e   .b32 %x %y %z %w   .b16 %h %g %k   .f32 %fa %fb %fc %fd
+ *   .f64 %da %db %dc %dd  .pred %p %q */
+static UNUSED ptx_status unit_run(const char *target, const char *decls, const char *body,
+				  int n, const uint64_t *in, uint64_t *out, unsigned block,
+				  char *err, size_t errlen)
+{
+	static const char *fmt =
+		".version 8.5\n.target %s\n.address_size 64\n"
+		".visible .entry k(.param .u64 k_in, .param .u64 k_out, .param .u32 k_n)\n{\n"
+		".reg .b64 %%a, %%b, %%c, %%d, %%e, %%ip, %%op;\n"
+		".reg .b32 %%x, %%y, %%z, %%w, %%t, %%u, %%v;\n.reg .b16 %%h, %%g, %%k;\n"
+		".reg .f32 %%fa, %%fb, %%fc, %%fd;\n.reg .f64 %%da, %%db, %%dc, %%dd;\n"
+		".reg .pred %%p, %%q;\n%s\n"
+		"mov.u32 %%t, %%tid.x; mov.u32 %%u, %%ctaid.x; mov.u32 %%v, %%ntid.x;\n"
+		"mad.lo.u32 %%t, %%u, %%v, %%t;\n"
+		"ld.param.u32 %%u, [k_n]; setp.ge.u32 %%p, %%t, %%u; @%%p exit;\n"
+		"ld.param.u64 %%ip, [k_in]; ld.param.u64 %%op, [k_out];\n"
+		"mul.wide.u32 %%e, %%t, 16; add.u64 %%ip, %%ip, %%e;\n"
+		"mul.wide.u32 %%e, %%t, 8; add.u64 %%op, %%op, %%e;\n"
+		"ld.global.v2.u64 {%%a, %%b}, [%%ip];\nmov.u64 %%d, 0;\n%s\n"
+		"st.global.u64 [%%op], %%d;\n}\n";
+	size_t len = strlen(fmt) + strlen(decls) + strlen(body) + 64;
+	char *text = malloc(len);
+	snprintf(text, len, fmt, target, decls, body);
+	ptx_load_opts o = { 90, 90 };
+	ptx_module *m = NULL;
+	ptx_status st = ptx_module_load(text, strlen(text), &o, &m, err, errlen);
+	free(text);
+	if (st)
+		return st;
+	tmem t = { 0 };
+	uint64_t din = tmem_alloc(&t, (size_t)n * 16), dout = tmem_alloc(&t, (size_t)n * 8);
+	memcpy(tmem_host(&t, din), in, (size_t)n * 16);
+	void *p[] = { &din, &dout, &n };
+	unsigned grid[3] = { ((unsigned)n + block - 1) / block, 1, 1 }, blk[3] = { block, 1, 1 };
+	ptx_mem mem = tmem_iface(&t, 1);
+	st = ptx_launch(ptx_module_kernel(m, "k"), grid, blk, 0, p, &mem, NULL, err, errlen);
+	memcpy(out, tmem_host(&t, dout), (size_t)n * 8);
+	tmem_free(&t);
+	ptx_module_free(m);
+	return st;
+}
+
+/* Runs BODY over in[] and compares with want[]; reports up to five differences. */
+static UNUSED void unit_check(const char *what, const char *body, int n, const uint64_t *in,
+			      const uint64_t *want)
+{
+	uint64_t *out = calloc((size_t)n, 8);
+	char err[1024] = "";
+	ptx_status st = unit_run("sm_90", "", body, n, in, out, 128, err, sizeof(err));
+	CHECK(st == PTX_OK, "%s: %s %s", what, ptx_status_name(st), err);
+	for (int i = 0, bad = 0; st == PTX_OK && i < n && bad < 5; i++)
+		if (out[i] != want[i]) {
+			bad++;
+			failures++;
+			fprintf(stderr, "FAIL %s: in (0x%" PRIx64 ", 0x%" PRIx64 "): got 0x%" PRIx64
+				", want 0x%" PRIx64 "\n", what, in[2 * i], in[2 * i + 1], out[i],
+				want[i]);
+		}
+	free(out);
 }
 
 #endif

@@ -126,6 +126,8 @@ cudaError_t CUDARTAPI cudaGetDevice(int *device)
 
 cudaError_t CUDARTAPI cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
+	CUcontext ctx = NULL;
+
 	RT_ENTER("cudaInitDevice");
 	RT_ARG("dev", "%d", device);
 	RT_CHECK();
@@ -134,7 +136,6 @@ cudaError_t CUDARTAPI cudaInitDevice(int device, unsigned int deviceFlags, unsig
 		RT_RETURN(cudaErrorInvalidValue);
 	if (flags & cudaInitDeviceFlagsAreValid)
 		RT_TRY(RT_DRV(d->cuDevicePrimaryCtxSetFlags(device, deviceFlags)));
-	CUcontext ctx;
 	RT_RETURN(retain_primary(d, device, &ctx));
 }
 

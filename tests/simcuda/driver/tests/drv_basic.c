@@ -167,6 +167,7 @@ static void check_memory(void)
 
 static void check_streams(void)
 {
+	CUresult (*get_id_pt)(CUstream, unsigned long long *) = NULL;
 	CUstream s = NULL;
 	CUcontext ctx = NULL, cur = NULL;
 	unsigned long long id_legacy = 0, id_pt = 0, id_s = 0;
@@ -176,7 +177,6 @@ static void check_streams(void)
 	OK(cuCtxGetCurrent(&cur));
 	CHECK_PTR("stream context", ctx, cur);
 	OK(cuStreamGetId(s, &id_s));
-	CUresult (*get_id_pt)(CUstream, unsigned long long *) = NULL;
 	OK(cuStreamGetId(NULL, &id_legacy));
 	OK(cuGetProcAddress("cuStreamGetId", (void **)&get_id_pt, 13000,
 			    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, NULL));

@@ -29,6 +29,26 @@ static const char fill_ptx[] =
 	"	ret;\n"
 	"}\n";
 
+static void check_global(void)
+{
+	static const char ptx[] = ".version 7.0\n.target sm_52\n.address_size 64\n"
+				  ".visible .global .u32 answer = 42;\n";
+	CUdeviceptr p = 0;
+	CUmodule m = NULL;
+	unsigned v = 0;
+	size_t bytes = 0;
+
+	OK(cuModuleLoadData(&m, ptx));
+	if (!m)
+		return;
+	OK(cuModuleGetGlobal(&p, &bytes, m, "answer"));
+	CHECK_INT("size of the global", bytes, 4);
+	OK(cuMemcpyDtoH(&v, p, sizeof v));
+	CHECK_INT("value of the global", v, 42);
+	CHECK_INT("unknown global", cuModuleGetGlobal(&p, &bytes, m, "question"), CUDA_ERROR_NOT_FOUND);
+	OK(cuModuleUnload(m));
+}
+
 static void check_jit_log(void)
 {
 	char log[512] = "unchanged", info[64] = "unchanged";
@@ -104,6 +124,7 @@ int main(void)
 	OK(cuDevicePrimaryCtxRetain(&ctx, 0));
 	OK(cuCtxSetCurrent(ctx));
 	check_jit_log();
+	check_global();
 	check_launch();
 	return check_report("drv_module");
 }

@@ -1,0 +1,92 @@
+/* lower.h: the PTX bf16 lowering pass (shared by `bf16shim lower` and the preload library).
+ *
+ * ptx_lower() rewrites every bf16/bf16x2 instruction that needs a newer GPU than the
+ * requested target (sm_80: cvt with f32, fma, min/max, neg/abs; sm_86: .xorsign.abs;
+ * sm_90: add/sub/mul, setp/set, ex2/tanh, cvt with f16/f64/integers/bf16) into integer
+ * and fp32 instructions that every GPU since sm_50 runs, with results bit-identical to the
+ * instruction's definition (ties, subnormals, infinities and NaN included; NaN results are
+ * the canonical 0x7fff / 0x7fffffff, bf16 -> f32 keeps NaN payloads like the shift that
+ * cuda_bf16.hpp emits).  ex2.approx and tanh.approx are approximations by definition: they
+ * become the f32 approximation rounded once to bf16.
+ *
+ * Each rewritten instruction becomes a `{ ... }` block with its own `.reg` temporaries, so
+ * no function header changes.  A guarded instruction (@p / @!p) stays guarded: only the
+ * writes to its destinations carry the guard.  `.target` is lowered to the requested
+ * target when it is higher; `.version` never needs to change (the emitted instructions
+ * exist since PTX ISA 2.x, and a lower target is valid under any version its original
+ * target was).  Everything else is copied byte for byte; with nothing to lower and a
+ * `.target` not above the request, the output equals the input.
+ *
+ * The input is untrusted: any bytes are accepted (NUL included), nothing is read past len,
+ * there is no recursion, and the work is linear in the input.  Instructions that cannot be
+ * lowered (bf16 mma, wgmma, atom/red .bf16, cp.async, ...) are kept as they are and
+ * reported with their line; the output is still produced.
+ */
+#ifndef BF16SHIM_PTX_LOWER_H
+#define BF16SHIM_PTX_LOWER_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PTX_LOWER_MAX_INPUT ((size_t)256 << 20)   /* bytes; larger inputs are refused */
+#define PTX_LOWER_MAX_OUTPUT ((size_t)1 << 30)
+#define PTX_LOWER_MAX_ISSUES 64                   /* issues kept; n_issues counts them all */
+
+enum ptx_lower_status {
+	PTX_LOWER_OK = 0,         /* everything that needed lowering was lowered */
+	PTX_LOWER_PARTIAL = 1,    /* output produced, but rep->issues lists what stays */
+	PTX_LOWER_EINVAL = -1,    /* bad arguments (target out of range, NULL pointers) */
+	PTX_LOWER_ETOOBIG = -2,   /* input or output over the limits above */
+	PTX_LOWER_ENOMEM = -3,
+};
+
+/* What a lowering did to one kind of instruction; see ptx_lower_kind_name(). */
+enum ptx_lower_kind {
+	PTX_LK_CVT_F32_TO_BF16,   /* cvt.{rn,rz,rm,rp}{.relu}{.satfinite}.bf16{x2}.f32 */
+	PTX_LK_CVT_BF16_TO_F32,   /* cvt.f32.bf16, cvt.f64.bf16 */
+	PTX_LK_CVT_BF16_F16,      /* cvt.bf16.f16, cvt.f16.bf16 */
+	PTX_LK_CVT_BF16_F64,      /* cvt.bf16.f64 */
+	PTX_LK_CVT_INT_TO_BF16,   /* cvt.bf16.{s,u}{16,32,64} */
+	PTX_LK_CVT_BF16_TO_INT,   /* cvt.{rni,rzi,rmi,rpi}.{s,u}{16,32,64}.bf16 */
+	PTX_LK_CVT_BF16_ROUND,    /* cvt.{rni,...}.bf16.bf16 */
+	PTX_LK_FMA,               /* fma.rn{.relu}.bf16{x2} */
+	PTX_LK_ADD_SUB_MUL,       /* add/sub/mul{.rn}.bf16{x2} */
+	PTX_LK_MIN_MAX,           /* min/max{.NaN}{.xorsign.abs}.bf16{x2} */
+	PTX_LK_NEG_ABS,           /* neg/abs.bf16{x2} */
+	PTX_LK_COMPARE,           /* setp/set with .bf16{x2} sources */
+	PTX_LK_APPROX,            /* ex2.approx.ftz / tanh.approx .bf16{x2} */
+	PTX_LK_COUNT
+};
+
+struct ptx_lower_issue {
+	unsigned line;            /* 1-based line of the instruction's first character */
+	int need_sm;              /* the architecture it needs, 0 if unknown */
+	char what[96];            /* the opcode with its modifiers, e.g. "mma.sync.aligned...bf16" */
+	const char *why;          /* static text: "no lowering for this instruction", ... */
+};
+
+struct ptx_lower_report {
+	unsigned lowered;                      /* instructions rewritten */
+	unsigned by_kind[PTX_LK_COUNT];
+	unsigned n_issues;                     /* instructions left that need > target */
+	struct ptx_lower_issue issues[PTX_LOWER_MAX_ISSUES];
+	int target_from, target_to;            /* sm numbers of the first .target; 0 if none */
+	int changed;                           /* output differs from input */
+};
+
+/* Lowers PTX text for target_sm (e.g. 75; 50 <= target_sm <= 1000).  On success (OK or
+ * PARTIAL) *out is a malloc'd buffer of *out_len bytes plus a terminating NUL that the
+ * caller frees; rep (may be NULL) says what happened.  On error *out is NULL. */
+int ptx_lower(const char *in, size_t len, int target_sm, char **out, size_t *out_len,
+	      struct ptx_lower_report *rep);
+
+const char *ptx_lower_kind_name(int kind);
+const char *ptx_lower_status_name(int status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
