@@ -41,6 +41,18 @@ retry)
     { echo "refused configuration tried $refused times, want once (verdict remembered)"; exit 1; }
   cp "$out/plain" "$out/a"; cp "$out/shim" "$out/b"
   ;;
+refused-f16)
+  # 16F x 16F -> 32F refused whatever the algorithm (bitsandbytes on a 2080 Ti): the retry
+  # with the default algorithm fails too, and the fp32 path computes it.
+  fail='cublasGemmEx:atype=R_16F,ctype=R_32F=NOT_SUPPORTED'
+  run plain
+  run refused SIMCUDA_FAIL="$fail"
+  run shim LD_PRELOAD="$shim" SIMCUDA_FAIL="$fail"
+  grep -q '^f16->f32 tensor op .*status=15' "$out/refused" ||
+    { echo "fault injection did not refuse the call"; exit 1; }
+  # Inputs are exact multiples of 1/8, so the fp32 path's result is bit-identical.
+  cp "$out/plain" "$out/a"; cp "$out/shim" "$out/b"
+  ;;
 *) echo "unknown mode $mode"; exit 2;;
 esac
 [ -s "$out/a" ] || { echo "no output"; exit 1; }

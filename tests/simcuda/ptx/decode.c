@@ -302,6 +302,23 @@ uint32_t dx_dst(pdec *D, int i)
 	return dx_elem_dst(D, o);
 }
 
+/* Destination i written as "d" or "d|p": fills in->d[0] and (if present) in->d[1]. */
+int dx_dst_pair(pdec *D, int i)
+{
+	const popnd *o = opnd(D, i);
+	if (o->kind != O_REG || o->reg2 == NOREG) {
+		D->in->d[0] = dx_dst(D, i);
+		return dx_error(D) ? -1 : 0;
+	}
+	popnd a = *o, b = *o;
+	a.reg2 = b.reg2 = NOREG;
+	b.kind = o->reg2 == TAG_SINK ? O_SINK : O_REG;
+	b.reg = o->reg2;
+	D->in->d[0] = dx_elem_dst(D, &a);
+	D->in->d[1] = dx_elem_dst(D, &b);
+	return dx_error(D) ? -1 : 0;
+}
+
 uint32_t dx_src(pdec *D, int i, int type)
 {
 	return dx_elem_src(D, opnd(D, i), type);

@@ -176,14 +176,12 @@ static int dec_setp_set(pdec *D)
 	int nops = in->mode2 ? 4 : 3;
 	if (dx_nops(D, nops, nops))
 		return -1;
-	const popnd *o = &D->ops[0];
-	in->d[0] = dx_dst(D, 0);
-	if (!set && o->kind == O_REG && o->reg2 != NOREG) {
-		in->d[0] = o->reg;
-		in->d[1] = o->reg2;
-	} else if (st == T_f16x2 || st == T_bf16x2) {
+	if (set)
+		in->d[0] = dx_dst(D, 0);
+	else if (dx_dst_pair(D, 0))
+		return -1;
+	if ((st == T_f16x2 || st == T_bf16x2) && in->d[1] == NOREG)
 		return dx_bad(D);   /* packed compares need "p|q" */
-	}
 	in->s[0] = dx_src(D, 1, st);
 	in->s[1] = dx_src(D, 2, st);
 	if (in->mode2) {

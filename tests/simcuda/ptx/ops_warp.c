@@ -136,13 +136,8 @@ static int dec_shfl(pdec *D)
 	    dx_nops(D, sync ? 5 : 4, sync ? 5 : 4))
 		return dx_bad(D);
 	in->mode = (uint8_t)mode;
-	const popnd *o = &D->ops[0];
-	if (o->kind == O_REG && o->reg2 != NOREG) {
-		in->d[0] = o->reg;
-		in->d[1] = o->reg2;
-	} else {
-		in->d[0] = dx_dst(D, 0);
-	}
+	if (dx_dst_pair(D, 0))
+		return -1;
 	for (int i = 0; i < (sync ? 4 : 3); i++)
 		in->s[i] = dx_src(D, i + 1, T_b32);
 	in->fn = x_shfl;
@@ -163,13 +158,8 @@ static int dec_vote_match(pdec *D)
 		if (!sync || (mode != V_ALL && mode != V_ANY) || (t != T_b32 && t != T_b64) ||
 		    dx_nops(D, 3, 3))
 			return dx_bad(D);
-		const popnd *o = &D->ops[0];
-		if (o->kind == O_REG && o->reg2 != NOREG) {
-			in->d[0] = o->reg;
-			in->d[1] = o->reg2;
-		} else {
-			in->d[0] = dx_dst(D, 0);
-		}
+		if (dx_dst_pair(D, 0))
+			return -1;
 		in->s[0] = dx_src(D, 1, t);
 		in->s[3] = dx_src(D, 2, T_b32);
 		in->fn = x_match;

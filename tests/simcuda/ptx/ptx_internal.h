@@ -341,6 +341,7 @@ int dx_fail(pdec *D, ptx_status st, const char *fmt, ...) __attribute__((format(
 int dx_done(pdec *D);                     /* error if words are left over */
 int dx_nops(pdec *D, int lo, int hi);     /* error unless lo <= nops <= hi */
 uint32_t dx_dst(pdec *D, int i);
+int dx_dst_pair(pdec *D, int i);            /* "d" or "d|p" into in->d[0..1] */
 uint32_t dx_src(pdec *D, int i, int type);
 uint32_t dx_pred(pdec *D, int i, int *neg);
 uint32_t dx_elem_dst(pdec *D, const popnd *o);

@@ -313,8 +313,8 @@ static UNUSED uint16_t ref16(long double x, int bf, int mode, int satfinite)
 /* ------------------------------------------------------ one-instruction tests */
 /* Runs BODY once per element i < n: %a and %b hold in[2i] and in[2i+1], the body leaves
  * out[i] in %d.  DECLS may add registers; the template declares
- *   .b64 %a %b %c %d %e   .b32 %x %y %z %w   .b16 %h %g %k   .f32 %fa %fb %fc %fd
- *   .f64 %da %db %dc %dd  .pred %p %q */
+ *   .b64 %a %b %c %d %e   .b32 %x %y %z %w %t %u %v   .b16 %h %g %k %s0..%s7
+ *   .f32 %fa %fb %fc %fd   .f64 %da %db %dc %dd   .pred %p %q */
 static UNUSED ptx_status unit_run(const char *target, const char *decls, const char *body,
 				  int n, const uint64_t *in, uint64_t *out, unsigned block,
 				  char *err, size_t errlen)
@@ -323,7 +323,7 @@ static UNUSED ptx_status unit_run(const char *target, const char *decls, const c
 		".version 8.5\n.target %s\n.address_size 64\n"
 		".visible .entry k(.param .u64 k_in, .param .u64 k_out, .param .u32 k_n)\n{\n"
 		".reg .b64 %%a, %%b, %%c, %%d, %%e, %%ip, %%op;\n"
-		".reg .b32 %%x, %%y, %%z, %%w, %%t, %%u, %%v;\n.reg .b16 %%h, %%g, %%k;\n"
+		".reg .b32 %%x, %%y, %%z, %%w, %%t, %%u, %%v;\n.reg .b16 %%h, %%g, %%k, %%s<8>;\n"
 		".reg .f32 %%fa, %%fb, %%fc, %%fd;\n.reg .f64 %%da, %%db, %%dc, %%dd;\n"
 		".reg .pred %%p, %%q;\n%s\n"
 		"mov.u32 %%t, %%tid.x; mov.u32 %%u, %%ctaid.x; mov.u32 %%v, %%ntid.x;\n"

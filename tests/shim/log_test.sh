@@ -1,0 +1,23 @@
+#!/bin/bash
+# The shim's log: each distinct rewrite logged once (at info), a one-line summary at exit only
+# when the shim did something, nothing at all otherwise, and bad settings reported.
+set -eu
+client=$1 shim=$2
+log=$(mktemp -u)
+trap 'rm -f "$log"' EXIT
+# sm_61: rewrites happen.
+SIMCUDA_ARCH=sm_61 LD_PRELOAD=$shim BF16SHIM_LOG=info BF16SHIM_LOG_FILE=$log "$client" >/dev/null
+plans=$(grep -c 'fp32 path' "$log" || true)
+distinct=$(grep 'fp32 path' "$log" | sort -u | wc -l)
+[ "$plans" -ge 2 ] || { echo "expected rewrites logged, got $plans"; cat "$log"; exit 1; }
+[ "$plans" = "$distinct" ] || { echo "a rewrite was logged twice"; cat "$log"; exit 1; }
+grep -q 'GEMMs rewritten' "$log" || { echo "no exit summary"; cat "$log"; exit 1; }
+[ "$(grep -c 'GEMMs rewritten' "$log")" = 1 ] || { echo "summary printed twice"; exit 1; }
+# sm_90: nothing rewritten, so nothing printed, not even at info.
+rm -f "$log"
+out=$(SIMCUDA_ARCH=sm_90 LD_PRELOAD=$shim BF16SHIM_LOG=info "$client" 2>&1 >/dev/null)
+[ -z "$out" ] || { echo "printed on sm_90: $out"; exit 1; }
+# A bad setting is reported once, and the default kept.
+out=$(SIMCUDA_ARCH=sm_61 LD_PRELOAD=$shim BF16SHIM_MODE=sometimes "$client" 2>&1 >/dev/null)
+echo "$out" | grep -q 'ignoring BF16SHIM_MODE=sometimes' || { echo "bad setting not reported: $out"; exit 1; }
+echo "log: $plans distinct rewrites logged once each, one summary"
