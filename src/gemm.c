@@ -51,32 +51,46 @@ static abi_status forward_default_algo(const struct gemm_call *c)
 	return c->forward(&d);
 }
 
-/* Runs one decision.  A rewrite our machinery cannot carry out becomes the original call. */
+typedef int (*rewrite_fn)(const struct gemm_call *, const struct device_facts *, const char **);
+
+static const rewrite_fn rewrites[] = {
+	[DECIDE_FP32] = rewrite_fp32,
+	[DECIDE_FP16] = rewrite_fp16,
+	[DECIDE_DECODE] = rewrite_decode,
+};
+
+/* Runs one decision.  A rewrite our machinery cannot carry out falls back along
+ * plan_fallback(), down to the original call. */
 static abi_status execute(const struct gemm_call *c, const struct device_facts *dev,
 			  struct plan p)
 {
-	const char *why = NULL;
-	char what[160];
-	int st;
+	struct plan_call pc = plan_call_of(c);
+	struct plan_device pd = {dev->sm, dev->tensor_cores};
+	enum decision d = p.decision;
+	char what[160], key[224];
 
-	switch (p.decision) {
-	case DECIDE_PASS:
+	if (d == DECIDE_PASS)
 		return c->forward(c);
-	case DECIDE_PASS_DEFAULT_ALGO:
+	if (d == DECIDE_PASS_DEFAULT_ALGO)
 		return forward_default_algo(c);
-	case DECIDE_FP32:
-		st = rewrite_fp32(c, dev, &why);
+	while (d != DECIDE_PASS) {
+		const char *why = "unknown";
+		int st = rewrites[d](c, dev, &why);
 		if (st != REWRITE_UNAVAILABLE) {
 			atomic_fetch_add(&n_rewritten, 1);
 			return st;
 		}
-		atomic_fetch_add(&n_fallback, 1);
+		enum decision failed = d;
 		describe(c, dev, what, sizeof what);
-		shim_log_once(why, LOG_WARN, LOG_BY_SHIM,
-			      "cannot rewrite %s (%s): passing the call through unchanged", what,
-			      why);
-		return c->forward(c);
+		snprintf(key, sizeof key, "unavailable %s %s", plan_decision_name(d), why);
+		d = plan_fallback(d, &pc, &pd);
+		shim_log_once(key, d == DECIDE_PASS ? LOG_WARN : LOG_INFO, LOG_BY_SHIM,
+			      "cannot take the %s path for %s (%s): %s%s",
+			      plan_decision_name(failed), what, why,
+			      d == DECIDE_PASS ? "passing the call through unchanged" : "trying ",
+			      d == DECIDE_PASS ? "" : plan_decision_name(d));
 	}
+	atomic_fetch_add(&n_fallback, 1);
 	return c->forward(c);
 }
 

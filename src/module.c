@@ -2,6 +2,7 @@
  * initialised by the loader itself: no host-to-device copy, so no synchronisation. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "kernels/kernels.h"
@@ -43,8 +44,25 @@ static const char *load(struct shim_module *m)
 	if (drv->cuModuleGetFunction(&m->cast_bf16_f32, kernels, KERNEL_CAST_BF16_F32) ||
 	    drv->cuModuleGetFunction(&m->epilogue_f32, kernels, KERNEL_EPILOGUE_F32))
 		return "a kernel is missing from the shim's PTX";
-	if (drv->cuModuleGetFunction(&m->cast_f16_f32, kernels, KERNEL_CAST_F16_F32))
-		m->cast_f16_f32 = NULL;
+	/* Optional kernels: a path whose kernels are missing is simply not taken. */
+	{
+		static const struct {
+			const char *name;
+			size_t offset;
+		} optional[] = {
+			{KERNEL_CAST_F16_F32, offsetof(struct shim_module, cast_f16_f32)},
+			{KERNEL_ABSMAX_ROWS, offsetof(struct shim_module, absmax_rows)},
+			{KERNEL_ABSMAX_COLS, offsetof(struct shim_module, absmax_cols)},
+			{KERNEL_CAST_BF16_F16_SCALED,
+			 offsetof(struct shim_module, cast_bf16_f16_scaled)},
+			{KERNEL_EPILOGUE_SCALED, offsetof(struct shim_module, epilogue_scaled)},
+		};
+		for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++) {
+			abi_function *f = (abi_function *)((char *)m + optional[i].offset);
+			if (drv->cuModuleGetFunction(f, kernels, optional[i].name))
+				*f = NULL;
+		}
+	}
 	if (drv->cuModuleGetGlobal(&m->one, &bytes, constants, "bf16shim_one") ||
 	    drv->cuModuleGetGlobal(&m->zero, &bytes, constants, "bf16shim_zero"))
 		return "the shim's constants are missing";

@@ -8,6 +8,8 @@ struct shim_module {
 	abi_function cast_bf16_f32;
 	abi_function cast_f16_f32;   /* NULL if this build has no such kernel */
 	abi_function epilogue_f32;
+	/* fp16 fast path (issue 4); NULL where this build lacks them */
+	abi_function absmax_rows, absmax_cols, cast_bf16_f16_scaled, epilogue_scaled;
 	abi_devptr one, zero;        /* 1.0f and 0.0f in device memory, for device pointer mode */
 };
 

@@ -8,6 +8,8 @@ static const char *const decision_names[] = {
 	[DECIDE_PASS] = "pass",
 	[DECIDE_PASS_DEFAULT_ALGO] = "pass-default-algo",
 	[DECIDE_FP32] = "fp32",
+	[DECIDE_FP16] = "fp16",
+	[DECIDE_DECODE] = "decode",
 };
 
 const char *plan_decision_name(enum decision d)
@@ -79,6 +81,24 @@ static struct plan decide(enum decision d, const char *why)
 	return (struct plan){d, why};
 }
 
+static int both_bf16(const struct plan_call *c)
+{
+	return c->atype == ABI_R_16BF && c->btype == ABI_R_16BF;
+}
+
+/* The rewrite for a GPU without bf16 tensor cores: decode-shaped GEMMs read bf16 directly;
+ * others go to fp16 tensor cores where there are some, else to fp32.  GTX 16xx (sm_75
+ * without tensor cores) stay on fp32: their fp16 GEMMs with M >= 2 crawl (preampere.md). */
+static struct plan choose_rewrite(const struct plan_call *c, const struct plan_device *d)
+{
+	if (both_bf16(c) && (c->m <= PLAN_DECODE_MAX || c->n <= PLAN_DECODE_MAX))
+		return decide(DECIDE_DECODE, "decode-shaped: bf16-reading kernel");
+	if (both_bf16(c) && d->sm >= 70 && d->tensor_cores)
+		return decide(DECIDE_FP16, "fp16 tensor cores with exact scaling");
+	return decide(DECIDE_FP32, d->sm < 70 ? "bf16 GEMMs are not supported below sm_70"
+					      : "no tensor cores: fp32 compute");
+}
+
 struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
 		      const struct shim_config *cfg)
 {
@@ -92,17 +112,31 @@ struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
 		return decide(DECIDE_PASS, "invalid arguments: the library answers");
 	if (!plan_fp32_supports(c))
 		return decide(DECIDE_PASS, "type combination not rewritten");
-	if (cfg->mode == MODE_FORCE)
-		return decide(DECIDE_FP32, "BF16SHIM_MODE=force");
-	if (cfg->path == PATH_NATIVE)
-		return decide(DECIDE_PASS, "BF16SHIM_PATH=native");
-	if (d->sm >= 80)
-		return decide(DECIDE_PASS, "bf16 is native from sm_80");
+	if (cfg->mode != MODE_FORCE) {
+		if (cfg->path == PATH_NATIVE)
+			return decide(DECIDE_PASS, "BF16SHIM_PATH=native");
+		if (d->sm >= 80)
+			return decide(DECIDE_PASS, "bf16 is native from sm_80");
+	}
 	if (cfg->path == PATH_FP32)
 		return decide(DECIDE_FP32, "BF16SHIM_PATH=fp32");
-	if (d->sm < 70)
-		return decide(DECIDE_FP32, "bf16 GEMMs are not supported below sm_70");
-	return decide(DECIDE_PASS, "sm_70/75 run bf16 natively (no fast path yet)");
+	if (cfg->path == PATH_FP16 && both_bf16(c))
+		return decide(DECIDE_FP16, "BF16SHIM_PATH=fp16");
+	return choose_rewrite(c, d);
+}
+
+enum decision plan_fallback(enum decision d, const struct plan_call *c,
+			    const struct plan_device *dev)
+{
+	switch (d) {
+	case DECIDE_DECODE:
+		return both_bf16(c) && dev->sm >= 70 && dev->tensor_cores ? DECIDE_FP16
+									   : DECIDE_FP32;
+	case DECIDE_FP16:
+		return DECIDE_FP32;
+	default:
+		return DECIDE_PASS;
+	}
 }
 
 struct plan plan_retry(const struct plan_call *c, const struct plan_device *d,
@@ -114,7 +148,7 @@ struct plan plan_retry(const struct plan_call *c, const struct plan_device *d,
 	(void)d;
 	if (status != ABI_STATUS_NOT_SUPPORTED && status != ABI_STATUS_ARCH_MISMATCH)
 		return decide(DECIDE_PASS, "failure is not about support");
-	if (cfg->mode == MODE_OFF || !valid || attempted == DECIDE_FP32)
+	if (cfg->mode == MODE_OFF || !valid || attempted >= DECIDE_FP32)
 		return decide(DECIDE_PASS, "nothing left to try");
 	if (bf16 && plan_fp32_supports(c))
 		return decide(DECIDE_FP32, "the library refused a bf16 GEMM");

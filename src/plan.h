@@ -11,7 +11,12 @@ enum decision {
 	DECIDE_PASS,              /* forward the call untouched */
 	DECIDE_PASS_DEFAULT_ALGO, /* forward with CUBLAS_GEMM_DEFAULT instead of a tensor-op algo */
 	DECIDE_FP32,              /* cast operands to fp32, fp32 GEMM, fused epilogue */
+	DECIDE_FP16,              /* scale bf16 into fp16, tensor-core GEMM, exact epilogue */
+	DECIDE_DECODE,            /* decode-shaped: one kernel reading bf16 directly */
 };
+
+/* One of m, n at most this: token-by-token inference shapes (issue 4). */
+#define PLAN_DECODE_MAX 16
 
 struct plan_call {
 	int atype, btype, ctype;
@@ -41,6 +46,10 @@ struct plan plan_retry(const struct plan_call *c, const struct plan_device *d,
 		       const struct shim_config *cfg, enum decision attempted, int status);
 
 const char *plan_decision_name(enum decision d);
+/* What to try when a path's own machinery is unavailable: DECODE -> FP16 or FP32 -> FP32 ->
+ * PASS (the original call). */
+enum decision plan_fallback(enum decision d, const struct plan_call *c,
+			    const struct plan_device *dev);
 int plan_is_tensor_op_algo(int algo);
 /* Can the fp32 path compute this call (types and compute type)? */
 int plan_fp32_supports(const struct plan_call *c);

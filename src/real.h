@@ -37,6 +37,7 @@
 	X(cuMemFree, 3020, "cuMemFree_v2")                                                 \
 	X(cuMemAllocAsync, 11020, "cuMemAllocAsync")                                       \
 	X(cuMemFreeAsync, 11020, "cuMemFreeAsync")                                         \
+	X(cuMemsetD32Async, 3020, "cuMemsetD32Async")                                      \
 	X(cuStreamIsCapturing, 10000, "cuStreamIsCapturing")                               \
 	X(cuStreamGetCtx, 9020, "cuStreamGetCtx")
 
@@ -64,6 +65,8 @@ struct real_driver {
 	abi_result (*cuMemFree)(abi_devptr dptr);
 	abi_result (*cuMemAllocAsync)(abi_devptr *dptr, size_t bytes, abi_stream stream);
 	abi_result (*cuMemFreeAsync)(abi_devptr dptr, abi_stream stream);
+	abi_result (*cuMemsetD32Async)(abi_devptr dst, unsigned value, size_t count,
+				       abi_stream stream);
 	abi_result (*cuStreamIsCapturing)(abi_stream stream, int *status);
 	abi_result (*cuStreamGetCtx)(abi_stream stream, abi_context *ctx);
 };

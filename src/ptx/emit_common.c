@@ -11,7 +11,7 @@
  * the final round-to-nearest-even correct (no double rounding). */
 #include "lower_internal.h"
 
-iarg bf_widen(iseq *S, int opnd)
+iarg ptxl_bf_widen(iseq *S, int opnd)
 {
 	iarg h = ir_h(S), r = ir_r(S);
 	E(S, "mov.b16", h, ir_opnd(opnd));
@@ -20,7 +20,7 @@ iarg bf_widen(iseq *S, int opnd)
 	return r;
 }
 
-void bf_split(iseq *S, int opnd, iarg *lo, iarg *hi)
+void ptxl_bf_split(iseq *S, int opnd, iarg *lo, iarg *hi)
 {
 	iarg r = ir_r(S);
 	*lo = ir_r(S);
@@ -30,14 +30,14 @@ void bf_split(iseq *S, int opnd, iarg *lo, iarg *hi)
 	E(S, "and.b32", *hi, r, ir_imm(0xffff0000u));
 }
 
-iarg f32_in(iseq *S, int opnd)
+iarg ptxl_f32_in(iseq *S, int opnd)
 {
 	iarg r = ir_r(S);
 	E(S, "mov.f32", r, ir_opnd(opnd));
 	return r;
 }
 
-iarg bf_round(iseq *S, iarg x, int rnd, unsigned flags)
+iarg ptxl_bf_round(iseq *S, iarg x, int rnd, unsigned flags)
 {
 	iarg nan = ir_p(S), t = ir_r(S), s;
 	E(S, "setp.nan.f32", nan, x, x);
@@ -83,7 +83,7 @@ iarg bf_round(iseq *S, iarg x, int rnd, unsigned flags)
 	return t;
 }
 
-iarg f32_or_sticky(iseq *S, iarg z, iarg inexact)
+iarg ptxl_f32_or_sticky(iseq *S, iarg z, iarg inexact)
 {
 	iarg s = ir_r(S), r = ir_r(S);
 	E(S, "selp.b32", s, ir_imm(1), ir_imm(0), inexact);
@@ -91,7 +91,7 @@ iarg f32_or_sticky(iseq *S, iarg z, iarg inexact)
 	return r;
 }
 
-iarg bf_pack(iseq *S, iarg lo, iarg hi)
+iarg ptxl_bf_pack(iseq *S, iarg lo, iarg hi)
 {
 	iarg r = ir_r(S);
 	E(S, "shl.b32", r, hi, ir_imm(16));
@@ -99,14 +99,14 @@ iarg bf_pack(iseq *S, iarg lo, iarg hi)
 	return r;
 }
 
-void bf_write16(iseq *S, int opnd, iarg r)
+void ptxl_bf_write16(iseq *S, int opnd, iarg r)
 {
 	iarg h = ir_h(S);
 	E(S, "cvt.u16.u32", h, r);
 	EG(S, "mov.b16", ir_opnd(opnd), h);
 }
 
-void write32(iseq *S, int opnd, iarg r)
+void ptxl_write32(iseq *S, int opnd, iarg r)
 {
 	EG(S, "mov.b32", ir_opnd(opnd), r);
 }

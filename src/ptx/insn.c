@@ -93,7 +93,7 @@ static int split_operands(pinst *I, const char *p, const char *end)
 	return depth == 0 ? 0 : -1;
 }
 
-int insn_parse(pinst *I, const char *s, size_t n)
+int ptxl_insn_parse(pinst *I, const char *s, size_t n)
 {
 	char text[INSN_MAX_TEXT];
 	size_t len;

@@ -6,14 +6,15 @@
 
 #include "lower_internal.h"
 
-void ir_init(iseq *S)
+void ptxl_ir_init(iseq *S)
 {
 	S->n = S->nr = S->nh = S->nd = S->np = S->overflow = 0;
 }
 
-static iarg temp(iseq *S, int k, int *count)
+iarg ptxl_ir_temp(iseq *S, int kind)
 {
-	iarg a = { (uint8_t)k, 0, (uint16_t)*count, 0 };
+	int *count = kind == IA_R ? &S->nr : kind == IA_H ? &S->nh : kind == IA_D ? &S->nd : &S->np;
+	iarg a = { (uint8_t)kind, 0, (uint16_t)*count, 0 };
 	if (*count >= 1000)
 		S->overflow = 1;
 	else
@@ -21,30 +22,7 @@ static iarg temp(iseq *S, int k, int *count)
 	return a;
 }
 
-iarg ir_r(iseq *S) { return temp(S, IA_R, &S->nr); }
-iarg ir_h(iseq *S) { return temp(S, IA_H, &S->nh); }
-iarg ir_d(iseq *S) { return temp(S, IA_D, &S->nd); }
-iarg ir_p(iseq *S) { return temp(S, IA_P, &S->np); }
-
-iarg ir_imm(uint64_t v)
-{
-	iarg a = { IA_IMM, 0, 0, v };
-	return a;
-}
-
-iarg ir_opnd(int i)
-{
-	iarg a = { IA_OPND, 0, (uint16_t)i, 0 };
-	return a;
-}
-
-iarg ir_opnd_part(int i, int part)
-{
-	iarg a = { IA_OPND, (uint8_t)part, (uint16_t)i, 0 };
-	return a;
-}
-
-void ir_emit(iseq *S, int guarded, const char *op, const iarg *args, int nargs)
+void ptxl_ir_emit(iseq *S, int guarded, const char *op, const iarg *args, int nargs)
 {
 	if (S->n >= IR_MAX_INSNS || nargs > IR_MAX_ARGS || strlen(op) >= sizeof(S->in[0].op)) {
 		S->overflow = 1;
@@ -124,7 +102,7 @@ static void put_guard(pbuf *B, const pinst *I)
 	puts_(B, " ");
 }
 
-size_t ir_print(const iseq *S, const pinst *I, const char *prefix, char *out, size_t cap)
+size_t ptxl_ir_print(const iseq *S, const pinst *I, const char *prefix, char *out, size_t cap)
 {
 	pbuf B = { out, 0, cap, S->overflow };
 	int nguarded = 0;

@@ -25,8 +25,8 @@ typedef struct pscan {
 	unsigned line;
 } pscan;
 
-void scan_init(pscan *S, const char *s, size_t n);
-int scan_next(pscan *S, pstmt *st);     /* 1: *st is the next statement; 0: end of text */
+void ptxl_scan_init(pscan *S, const char *s, size_t n);
+int ptxl_scan_next(pscan *S, pstmt *st);     /* 1: *st is the next statement; 0: end of text */
 
 /* ---- insn.c: one instruction statement -> guard, opcode words, operands ---- */
 #define INSN_MAX_WORDS 16
@@ -47,7 +47,7 @@ typedef struct pinst {
 } pinst;
 
 /* 0: parsed; -1: not an instruction or over the bounds above. */
-int insn_parse(pinst *I, const char *s, size_t n);
+int ptxl_insn_parse(pinst *I, const char *s, size_t n);
 
 /* ---- ir.c: the instruction list a rule builds, and its printer ---- */
 enum { IA_NONE, IA_R, IA_H, IA_D, IA_P, IA_IMM, IA_OPND };
@@ -76,22 +76,29 @@ typedef struct iseq {
 	int overflow;            /* a bound was hit: the sequence is unusable */
 } iseq;
 
-void ir_init(iseq *S);
-iarg ir_r(iseq *S);          /* new temporaries */
-iarg ir_h(iseq *S);
-iarg ir_d(iseq *S);
-iarg ir_p(iseq *S);
-iarg ir_imm(uint64_t v);
-iarg ir_opnd(int i);
-iarg ir_opnd_part(int i, int part);
-void ir_emit(iseq *S, int guarded, const char *op, const iarg *args, int nargs);
+void ptxl_ir_init(iseq *S);
+iarg ptxl_ir_temp(iseq *S, int kind);
+
+/* New temporaries (.b32, .b16, .b64, .pred), immediates and the original's operands. */
+static inline iarg ir_r(iseq *S) { return ptxl_ir_temp(S, IA_R); }
+static inline iarg ir_h(iseq *S) { return ptxl_ir_temp(S, IA_H); }
+static inline iarg ir_d(iseq *S) { return ptxl_ir_temp(S, IA_D); }
+static inline iarg ir_p(iseq *S) { return ptxl_ir_temp(S, IA_P); }
+static inline iarg ir_imm(uint64_t v) { return (iarg){ IA_IMM, 0, 0, v }; }
+static inline iarg ir_opnd(int i) { return (iarg){ IA_OPND, 0, (uint16_t)i, 0 }; }
+/* One side of a "p|q" operand: part 1 is p, part 2 is q. */
+static inline iarg ir_opnd_part(int i, int part)
+{
+	return (iarg){ IA_OPND, (uint8_t)part, (uint16_t)i, 0 };
+}
+void ptxl_ir_emit(iseq *S, int guarded, const char *op, const iarg *args, int nargs);
 #define IR_ARGS(...) (const iarg[]){ __VA_ARGS__ }, (int)(sizeof((iarg[]){ __VA_ARGS__ }) / sizeof(iarg))
-#define E(S, op, ...) ir_emit((S), 0, (op), IR_ARGS(__VA_ARGS__))
-#define EG(S, op, ...) ir_emit((S), 1, (op), IR_ARGS(__VA_ARGS__))
+#define E(S, op, ...) ptxl_ir_emit((S), 0, (op), IR_ARGS(__VA_ARGS__))
+#define EG(S, op, ...) ptxl_ir_emit((S), 1, (op), IR_ARGS(__VA_ARGS__))
 
 /* Appends the PTX block for S (prefix names the temporaries, e.g. "%bfl_") to out; returns
  * the number of bytes written, or 0 if it does not fit in cap. */
-size_t ir_print(const iseq *S, const pinst *I, const char *prefix, char *out, size_t cap);
+size_t ptxl_ir_print(const iseq *S, const pinst *I, const char *prefix, char *out, size_t cap);
 
 /* ---- rules.c: which instructions need lowering, and how ---- */
 enum { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI,
@@ -123,36 +130,36 @@ typedef struct pmatch {
 	const char *why;       /* MATCH_ISSUE */
 } pmatch;
 
-int rule_match(const pinst *I, int target_sm, pmatch *m);
-const char *rnd_word(int rnd);          /* "rn", "rzi", ... */
-const char *type_word(int ty);          /* "s32", ... */
+int ptxl_rule_match(const pinst *I, int target_sm, pmatch *m);
+const char *ptxl_rnd_word(int rnd);          /* "rn", "rzi", ... */
+const char *ptxl_type_word(int ty);          /* "s32", ... */
 
 /* ---- emit_common.c: building blocks of the rules ---- */
-iarg bf_widen(iseq *S, int opnd);                       /* bf16 operand -> f32 bits */
-void bf_split(iseq *S, int opnd, iarg *lo, iarg *hi);   /* bf16x2 operand -> two f32 bits */
-iarg f32_in(iseq *S, int opnd);                         /* f32 operand -> temporary */
-iarg bf_round(iseq *S, iarg x, int rnd, unsigned flags);/* f32 bits -> bf16 in bits 0..15 */
-iarg f32_or_sticky(iseq *S, iarg z, iarg inexact_pred); /* round to odd: z | inexact */
-iarg bf_pack(iseq *S, iarg lo, iarg hi);
-void bf_write16(iseq *S, int opnd, iarg r);             /* low 16 bits of r -> operand */
-void write32(iseq *S, int opnd, iarg r);
+iarg ptxl_bf_widen(iseq *S, int opnd);                       /* bf16 operand -> f32 bits */
+void ptxl_bf_split(iseq *S, int opnd, iarg *lo, iarg *hi);   /* bf16x2 operand -> two f32 bits */
+iarg ptxl_f32_in(iseq *S, int opnd);                         /* f32 operand -> temporary */
+iarg ptxl_bf_round(iseq *S, iarg x, int rnd, unsigned flags);/* f32 bits -> bf16 in bits 0..15 */
+iarg ptxl_f32_or_sticky(iseq *S, iarg z, iarg inexact_pred); /* round to odd: z | inexact */
+iarg ptxl_bf_pack(iseq *S, iarg lo, iarg hi);
+void ptxl_bf_write16(iseq *S, int opnd, iarg r);             /* low 16 bits of r -> operand */
+void ptxl_write32(iseq *S, int opnd, iarg r);
 
 /* ---- emit_cvt.c and emit_arith.c: the rules' builders ---- */
-int build_cvt_from_f32(iseq *S, const pinst *I, const pmods *M);
-int build_cvt_to_f32(iseq *S, const pinst *I, const pmods *M);
-int build_cvt_to_f64(iseq *S, const pinst *I, const pmods *M);
-int build_cvt_to_f16(iseq *S, const pinst *I, const pmods *M);
-int build_cvt_from_f16(iseq *S, const pinst *I, const pmods *M);
-int build_cvt_from_f64(iseq *S, const pinst *I, const pmods *M);
-int build_cvt_from_int(iseq *S, const pinst *I, const pmods *M);
-int build_cvt_to_int(iseq *S, const pinst *I, const pmods *M);
-int build_cvt_round(iseq *S, const pinst *I, const pmods *M);
-int build_fma(iseq *S, const pinst *I, const pmods *M);
-int build_add_sub_mul(iseq *S, const pinst *I, const pmods *M);
-int build_min_max(iseq *S, const pinst *I, const pmods *M);
-int build_neg_abs(iseq *S, const pinst *I, const pmods *M);
-int build_setp(iseq *S, const pinst *I, const pmods *M);
-int build_set(iseq *S, const pinst *I, const pmods *M);
-int build_approx(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_cvt_from_f32(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_cvt_to_f32(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_cvt_to_f64(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_cvt_to_f16(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_cvt_from_f16(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_cvt_from_f64(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_cvt_from_int(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_cvt_to_int(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_cvt_round(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_fma(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_add_sub_mul(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_min_max(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_neg_abs(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_setp(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_set(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_approx(iseq *S, const pinst *I, const pmods *M);
 
 #endif

@@ -31,13 +31,13 @@ static const struct { const char *words; int sm; } arch_only[] = {
 	{ "ex2.approx.f16", 75 }, { "ex2.approx.ftz.f16", 75 },
 };
 
-const char *rnd_word(int rnd)
+const char *ptxl_rnd_word(int rnd)
 {
 	return rnd > 0 && rnd < (int)(sizeof(rnd_words) / sizeof(rnd_words[0])) ? rnd_words[rnd]
 										    : "";
 }
 
-const char *type_word(int ty)
+const char *ptxl_type_word(int ty)
 {
 	return ty > 0 && ty < (int)(sizeof(type_words) / sizeof(type_words[0])) ? type_words[ty]
 										      : "";
@@ -98,31 +98,31 @@ static int match_cvt(const pmods *M, pmatch *m)
 	int d = M->type[0], s = M->type[1], r = M->rnd;
 	unsigned f = M->flags;
 	if (is_bf(d) && s == TY_F32 && (r == RND_NONE || is_frnd(r)) && !(f & ~(M_RELU | M_SATF))) {
-		m->kind = PTX_LK_CVT_F32_TO_BF16, m->build = build_cvt_from_f32;
+		m->kind = PTX_LK_CVT_F32_TO_BF16, m->build = ptxl_build_cvt_from_f32;
 		return 80;
 	}
 	if (d == TY_BF16X2 || s == TY_BF16X2)
 		return 0;
 	if (d == TY_F32 && s == TY_BF16 && (r == RND_NONE || is_frnd(r)) && !(f & ~M_FTZ)) {
-		m->kind = PTX_LK_CVT_BF16_TO_F32, m->build = build_cvt_to_f32;
+		m->kind = PTX_LK_CVT_BF16_TO_F32, m->build = ptxl_build_cvt_to_f32;
 		return f ? 90 : 80;
 	}
 	if (f)
 		return 0;
 	if (d == TY_F64 && s == TY_BF16 && (r == RND_NONE || is_frnd(r)))
-		m->kind = PTX_LK_CVT_BF16_TO_F32, m->build = build_cvt_to_f64;
+		m->kind = PTX_LK_CVT_BF16_TO_F32, m->build = ptxl_build_cvt_to_f64;
 	else if (d == TY_F16 && s == TY_BF16 && (r == RND_NONE || is_frnd(r)))
-		m->kind = PTX_LK_CVT_BF16_F16, m->build = build_cvt_to_f16;
+		m->kind = PTX_LK_CVT_BF16_F16, m->build = ptxl_build_cvt_to_f16;
 	else if (d == TY_BF16 && s == TY_F16 && (r == RND_NONE || is_frnd(r)))
-		m->kind = PTX_LK_CVT_BF16_F16, m->build = build_cvt_from_f16;
+		m->kind = PTX_LK_CVT_BF16_F16, m->build = ptxl_build_cvt_from_f16;
 	else if (d == TY_BF16 && s == TY_F64 && (r == RND_NONE || is_frnd(r)))
-		m->kind = PTX_LK_CVT_BF16_F64, m->build = build_cvt_from_f64;
+		m->kind = PTX_LK_CVT_BF16_F64, m->build = ptxl_build_cvt_from_f64;
 	else if (d == TY_BF16 && is_int(s) && (r == RND_NONE || is_frnd(r)))
-		m->kind = PTX_LK_CVT_INT_TO_BF16, m->build = build_cvt_from_int;
+		m->kind = PTX_LK_CVT_INT_TO_BF16, m->build = ptxl_build_cvt_from_int;
 	else if (is_int(d) && s == TY_BF16 && is_irnd(r))
-		m->kind = PTX_LK_CVT_BF16_TO_INT, m->build = build_cvt_to_int;
+		m->kind = PTX_LK_CVT_BF16_TO_INT, m->build = ptxl_build_cvt_to_int;
 	else if (d == TY_BF16 && s == TY_BF16 && is_irnd(r))
-		m->kind = PTX_LK_CVT_BF16_ROUND, m->build = build_cvt_round;
+		m->kind = PTX_LK_CVT_BF16_ROUND, m->build = ptxl_build_cvt_round;
 	else
 		return 0;
 	return 90;
@@ -147,40 +147,40 @@ static int match_arith(const char *base, const pmods *M, int target, pmatch *m)
 	unsigned f = M->flags;
 	int one_type = M->ntypes == 1 && is_bf(t) && !M->cmp;
 	if (!strcmp(base, "fma") && one_type && r == RND_RN && !(f & ~M_RELU)) {
-		m->kind = PTX_LK_FMA, m->build = build_fma;
+		m->kind = PTX_LK_FMA, m->build = ptxl_build_fma;
 		return 80;
 	}
 	if ((!strcmp(base, "add") || !strcmp(base, "sub") || !strcmp(base, "mul")) && one_type &&
 	    (r == RND_NONE || r == RND_RN) && !f) {
-		m->kind = PTX_LK_ADD_SUB_MUL, m->build = build_add_sub_mul;
+		m->kind = PTX_LK_ADD_SUB_MUL, m->build = ptxl_build_add_sub_mul;
 		return 90;
 	}
 	unsigned xa = M_XORSIGN | M_ABS;
 	if ((!strcmp(base, "min") || !strcmp(base, "max")) && one_type && !r &&
 	    !(f & ~(M_NAN | xa)) && ((f & xa) == 0 || (f & xa) == xa)) {
-		m->kind = PTX_LK_MIN_MAX, m->build = build_min_max;
+		m->kind = PTX_LK_MIN_MAX, m->build = ptxl_build_min_max;
 		return f & xa ? 86 : 80;
 	}
 	if ((!strcmp(base, "neg") || !strcmp(base, "abs")) && one_type && !r && !f) {
-		m->kind = PTX_LK_NEG_ABS, m->build = build_neg_abs;
+		m->kind = PTX_LK_NEG_ABS, m->build = ptxl_build_neg_abs;
 		return 80;
 	}
 	if (!strcmp(base, "setp") && M->ntypes == 1 && is_bf(t) && M->cmp && !r && !(f & ~M_FTZ)) {
-		m->kind = PTX_LK_COMPARE, m->build = build_setp;
+		m->kind = PTX_LK_COMPARE, m->build = ptxl_build_setp;
 		return 90;
 	}
 	if (!strcmp(base, "set") && M->ntypes == 2 && M->cmp && !r && !(f & ~M_FTZ) &&
 	    (is_bf(M->type[0]) || is_bf(M->type[1]))) {
 		if (!set_types_ok(M->type[0], M->type[1]))
 			return 0;
-		m->kind = PTX_LK_COMPARE, m->build = build_set;
+		m->kind = PTX_LK_COMPARE, m->build = ptxl_build_set;
 		return 90;
 	}
 	int ex2 = !strcmp(base, "ex2"), tanh_ = !strcmp(base, "tanh");
 	if ((ex2 && one_type && f == (M_APPROX | M_FTZ)) || (tanh_ && one_type && f == M_APPROX)) {
 		if (r)
 			return 0;
-		m->kind = PTX_LK_APPROX, m->build = build_approx;
+		m->kind = PTX_LK_APPROX, m->build = ptxl_build_approx;
 		if (tanh_ && target < 75) {
 			m->build = NULL;   /* tanh.approx.f32 itself needs sm_75 */
 			m->why = "its f32 replacement tanh.approx.f32 needs sm_75";
@@ -213,7 +213,7 @@ static int has_bf16_type(const pinst *I)
 	return 0;
 }
 
-int rule_match(const pinst *I, int target_sm, pmatch *m)
+int ptxl_rule_match(const pinst *I, int target_sm, pmatch *m)
 {
 	memset(m, 0, sizeof(*m));
 	if (!has_bf16_type(I)) {

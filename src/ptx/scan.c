@@ -83,7 +83,7 @@ static void skip_blank(pscan *S)
 	}
 }
 
-void scan_init(pscan *S, const char *s, size_t n)
+void ptxl_scan_init(pscan *S, const char *s, size_t n)
 {
 	S->s = s;
 	S->n = n;
@@ -168,7 +168,7 @@ static int label_length(const pscan *S)
 	return 0;
 }
 
-int scan_next(pscan *S, pstmt *st)
+int ptxl_scan_next(pscan *S, pstmt *st)
 {
 	skip_blank(S);
 	if (S->pos >= S->n)

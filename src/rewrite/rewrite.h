@@ -11,5 +11,7 @@
 
 /* Returns a cublasStatus_t, or REWRITE_UNAVAILABLE with *why set. */
 int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, const char **why);
+int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, const char **why);
+int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, const char **why);
 
 #endif

@@ -22,15 +22,15 @@ awk '
     if ($4 ~ /Synchronize|^cudaMemcpy$|^cuMemcpy(HtoD|DtoH)|^cuMemcpy$|^cudaMalloc$|^cuMemAlloc(_v2)?$|^cudaFree$|^cuMemFree(_v2)?$/) {
       print "synchronising call in the GEMM phase: " $0; bad++
     }
-    if ($4 ~ /^cublasGemm(StridedBatched)?Ex/ && $0 ~ /atype=R_32F/) fp32++
+    if ($4 ~ /^cublasGemm(StridedBatched)?Ex/ && $0 ~ ("atype=" want " ")) fp32++
     if ($4 ~ /^cublas(Gemm|Sgemm)/ && $0 ~ /atype=R_16BF/) bf16++
     if ($4 == "cuLaunchKernel" || $4 == "cuLaunchKernel_ptsz") launches++
   }
   END {
     if (!start || !end) { print "GEMM phase not found in the log"; exit 1 }
-    printf "GEMM phase: %d fp32 GEMMs, %d kernel launches, %d bf16 GEMMs reached cuBLAS\n",
-      fp32, launches, bf16
+    printf "GEMM phase: %d %s GEMMs, %d kernel launches, %d bf16 GEMMs reached cuBLAS\n",
+      fp32, want, launches, bf16
     if (!fp32 || !launches) { print "no rewrite visible in the log"; exit 1 }
     if (bf16) { print "bf16 GEMMs reached cuBLAS: the shim did not rewrite them"; exit 1 }
     exit bad ? 1 : 0
-  }' "$log" "$log"
+  }' want="${EXPECT_ATYPE:-R_32F}" "$log" "$log"

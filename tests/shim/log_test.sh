@@ -7,8 +7,8 @@ log=$(mktemp -u)
 trap 'rm -f "$log"' EXIT
 # sm_61: rewrites happen.
 SIMCUDA_ARCH=sm_61 LD_PRELOAD=$shim BF16SHIM_LOG=info BF16SHIM_LOG_FILE=$log "$client" >/dev/null
-plans=$(grep -c 'fp32 path' "$log" || true)
-distinct=$(grep 'fp32 path' "$log" | sort -u | wc -l)
+plans=$(grep -cE ': (fp32|fp16|decode) path \(' "$log" || true)
+distinct=$(grep -E ': (fp32|fp16|decode) path \(' "$log" | sort -u | wc -l)
 [ "$plans" -ge 2 ] || { echo "expected rewrites logged, got $plans"; cat "$log"; exit 1; }
 [ "$plans" = "$distinct" ] || { echo "a rewrite was logged twice"; cat "$log"; exit 1; }
 grep -q 'GEMMs rewritten' "$log" || { echo "no exit summary"; cat "$log"; exit 1; }

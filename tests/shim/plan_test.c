@@ -23,35 +23,45 @@ struct row {
 
 static const struct row rows[] = {
 	/* bf16 below sm_70 is refused by cuBLAS: rewrite (preampere.md). */
-	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_FP32},
-	{__LINE__, BF, F, ABI_COMPUTE_32F, DEF, 60, 0, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_FP32},
-	{__LINE__, BF, BF, ABI_COMPUTE_32F_FAST_TF32, DEF, 52, 0, MODE_AUTO, PATH_AUTO, 8, 8,
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP32},
+	{__LINE__, BF, F, ABI_COMPUTE_32F, DEF, 60, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP32},
+	{__LINE__, BF, BF, ABI_COMPUTE_32F_FAST_TF32, DEF, 52, 0, MODE_AUTO, PATH_AUTO, 64, 64,
 	 DECIDE_FP32},
-	/* sm_70/75 run bf16 natively for now; sm_80+ always do. */
-	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_PASS},
-	{__LINE__, BF, BF, F, TC, 70, 1, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_PASS},
-	{__LINE__, BF, BF, F, TC, 80, 1, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_PASS},
-	{__LINE__, BF, BF, F, TC, 90, 1, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_PASS},
+	/* sm_70/75 run bf16 without tensor cores: fp16 tensor cores instead... */
+	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP16},
+	{__LINE__, BF, F, F, TC, 70, 1, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP16},
+	/* ...but not on sm_75 parts without tensor cores (GTX 16xx). */
+	{__LINE__, BF, BF, F, TC, 75, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP32},
+	/* Decode shapes read bf16 directly, on any architecture below sm_80. */
+	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 16, 16, DECIDE_DECODE},
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 1, 8, DECIDE_DECODE},
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 17, 17, DECIDE_FP32},
+	/* sm_80+ are native. */
+	{__LINE__, BF, BF, F, TC, 80, 1, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_PASS},
+	{__LINE__, BF, BF, F, TC, 90, 1, MODE_AUTO, PATH_AUTO, 1, 8, DECIDE_PASS},
 	/* force rewrites every bf16 GEMM anywhere; off never does. */
-	{__LINE__, BF, BF, F, TC, 90, 1, MODE_FORCE, PATH_AUTO, 8, 8, DECIDE_FP32},
-	{__LINE__, BF, BF, F, TC, 61, 0, MODE_OFF, PATH_AUTO, 8, 8, DECIDE_PASS},
+	{__LINE__, BF, BF, F, TC, 90, 1, MODE_FORCE, PATH_AUTO, 64, 64, DECIDE_FP16},
+	{__LINE__, BF, BF, F, TC, 90, 1, MODE_FORCE, PATH_FP32, 64, 64, DECIDE_FP32},
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_OFF, PATH_AUTO, 64, 64, DECIDE_PASS},
 	/* BF16SHIM_PATH. */
-	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_FP32, 8, 8, DECIDE_FP32},
-	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_NATIVE, 8, 8, DECIDE_PASS},
-	{__LINE__, BF, BF, F, TC, 90, 1, MODE_AUTO, PATH_FP32, 8, 8, DECIDE_PASS},
+	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_FP32, 64, 64, DECIDE_FP32},
+	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_FP32, 1, 8, DECIDE_FP32},
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_FP16, 64, 64, DECIDE_FP16},
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_NATIVE, 64, 64, DECIDE_PASS},
+	{__LINE__, BF, BF, F, TC, 90, 1, MODE_AUTO, PATH_FP32, 64, 64, DECIDE_PASS},
 	/* Not bf16: never planned. */
-	{__LINE__, H, H, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_PASS},
-	{__LINE__, F, F, F, DEF, 61, 0, MODE_FORCE, PATH_AUTO, 8, 8, DECIDE_PASS},
+	{__LINE__, H, H, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_PASS},
+	{__LINE__, F, F, F, DEF, 61, 0, MODE_FORCE, PATH_AUTO, 64, 64, DECIDE_PASS},
 	/* Invalid arguments are the library's to answer. */
-	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, -1, 8, DECIDE_PASS},
-	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 8, 4, DECIDE_PASS},
-	{__LINE__, BF, BF, F, 12345, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_PASS},
-	{__LINE__, BF, BF, F, ABI_GEMM_ALGO23, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_FP32},
-	{__LINE__, BF, BF, F, ABI_GEMM_ALGO15_TENSOR_OP, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8,
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, -1, 64, DECIDE_PASS},
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 64, 32, DECIDE_PASS},
+	{__LINE__, BF, BF, F, 12345, 61, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_PASS},
+	{__LINE__, BF, BF, F, ABI_GEMM_ALGO23, 61, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP32},
+	{__LINE__, BF, BF, F, ABI_GEMM_ALGO15_TENSOR_OP, 61, 0, MODE_AUTO, PATH_AUTO, 64, 64,
 	 DECIDE_FP32},
-	/* Compute types the fp32 path does not honour. */
-	{__LINE__, BF, BF, ABI_COMPUTE_64F, DEF, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_PASS},
-	{__LINE__, BF, D, F, DEF, 61, 0, MODE_AUTO, PATH_AUTO, 8, 8, DECIDE_PASS},
+	/* Compute types the rewrite does not honour. */
+	{__LINE__, BF, BF, ABI_COMPUTE_64F, DEF, 61, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_PASS},
+	{__LINE__, BF, D, F, DEF, 61, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_PASS},
 };
 
 struct retry_row {
@@ -83,8 +93,8 @@ static struct plan_call call(int atype, int ctype, int compute, int algo, int64_
 {
 	return (struct plan_call){.atype = atype, .btype = atype, .ctype = ctype,
 				  .compute = compute, .algo = algo, .transa = ABI_OP_N,
-				  .transb = ABI_OP_N, .m = m, .n = 8, .k = 8, .batch = 1,
-				  .lda = lda, .ldb = 8, .ldc = m > 0 ? m : 1};
+				  .transb = ABI_OP_N, .m = m, .n = m > 0 ? m : 8, .k = 64, .batch = 1,
+				  .lda = lda, .ldb = 64, .ldc = m > 0 ? m : 1};
 }
 
 int main(void)
@@ -105,6 +115,14 @@ int main(void)
 		struct shim_config cfg = {.mode = MODE_AUTO};
 		struct plan p = plan_retry(&c, &d, &cfg, r->attempted, r->status);
 		CHECK_EQ_INT(p.decision, r->expect, "retry row at line %d (%s)", r->line, p.reason);
+	}
+	{
+		struct plan_call c = call(BF, BF, F, TC, 64, 64);
+		struct plan_device tc = {75, 1}, none = {75, 0};
+		CHECK_EQ_INT(plan_fallback(DECIDE_DECODE, &c, &tc), DECIDE_FP16, "decode -> fp16");
+		CHECK_EQ_INT(plan_fallback(DECIDE_DECODE, &c, &none), DECIDE_FP32, "decode -> fp32");
+		CHECK_EQ_INT(plan_fallback(DECIDE_FP16, &c, &tc), DECIDE_FP32, "fp16 -> fp32");
+		CHECK_EQ_INT(plan_fallback(DECIDE_FP32, &c, &tc), DECIDE_PASS, "fp32 -> original");
 	}
 	CHECK_DONE("plan_test");
 }

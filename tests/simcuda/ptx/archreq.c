@@ -20,10 +20,13 @@ typedef struct arch_row {
 	uint8_t anytype;          /* a type that must appear somewhere (0: none needed) */
 	uint16_t word, noword;    /* a modifier that must / must not appear */
 	uint8_t sm, ptx;          /* needs sm_<sm> and PTX ISA <ptx/10>.<ptx%10> */
-	uint8_t removed;          /* instead: gone from sm_<sm> on, from PTX ISA <ptx> on */
-	const char *feature;      /* %o: opcode, %0/%1: the types */
+	uint8_t kind;             /* how ptxas words it; K_REMOVED: gone from sm/ptx on */
+	const char *feature;      /* %o: opcode, %0/%1: the types, %S: .global/.shared */
 	const char *cite;
 } arch_row;
+
+enum { K_FEATURE, K_INSTRUCTION, K_MODIFIER, K_REMOVED };
+static const char *const nouns[] = { "Feature", "Instruction", "Modifier", "" };
 
 #define OPS(...) ((const uint16_t[]){ __VA_ARGS__, 0 })
 
@@ -51,59 +54,68 @@ static const arch_row rows[] = {
 	{ OPS(OP_add, OP_sub, OP_mul), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16",
 	  "PTX ISA 9.7.4.1-3; preampere.md" },
 	{ OPS(OP_setp, OP_set), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16", "PTX ISA 9.7.4.9" },
-	{ OPS(OP_ex2, OP_tanh), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16", "PTX ISA 9.7.4.10" },
+	{ OPS(OP_ex2, OP_tanh), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16", "PTX ISA 9.7.4.10-11" },
 	{ OPS(OP_mma), 0, 0, TC_BF16, 0, 0, 80, 70, 0, "mma with .bf16",
 	  "PTX ISA 9.7.14; preampere.md" },
 	/* f16: arithmetic sm_53 (ptxas's spelling), min/max sm_80, ex2/tanh sm_75 */
 	{ OPS(OP_add, OP_sub, OP_mul, OP_fma, OP_neg, OP_abs, OP_setp, OP_set), 0, 0, TC_F16, 0,
 	  0, 53, 42, 0, "f16 arithemetic and compare instructions", "PTX ISA 9.7.4" },
-	{ OPS(OP_min, OP_max), 0, 0, TC_F16ISH, 0, 0, 80, 70, 0, "%o.%0", "PTX ISA 9.7.4.7-8" },
+	{ OPS(OP_min, OP_max), 0, 0, TC_F16, 0, 0, 80, 70, 0, "%o.f16 or %o.f16x2",
+	  "PTX ISA 9.7.4.7-8" },
 	{ OPS(OP_ex2), 0, 0, TC_F16, 0, 0, 75, 70, 0, "ex2.f16/f16x2", "PTX ISA 9.7.4.10" },
-	{ OPS(OP_tanh), 0, 0, TC_F16, 0, 0, 75, 70, 0, "tanh.f16/f16x2", "PTX ISA 9.7.4.11" },
-	{ OPS(OP_fma), 0, 0, TC_F16ISH, W_relu, 0, 80, 70, 0, "fma.relu", "PTX ISA 9.7.4.4" },
+	{ OPS(OP_tanh), 0, 0, TC_F16, 0, 0, 75, 70, 0, "tanh", "PTX ISA 9.7.4.11" },
+	{ OPS(OP_fma), 0, 0, TC_F16ISH, W_relu, 0, 80, 70, K_MODIFIER, ".relu", "PTX ISA 9.7.4.4" },
 	{ OPS(OP_cvt), T_f16x2, T_f32, 0, 0, 0, 80, 70, 0, "cvt.f16x2.f32", "PTX ISA 9.7.9.21" },
-	{ OPS(OP_cvt), 0, 0, 0, W_relu, 0, 80, 70, 0, "cvt with .relu", "PTX ISA 9.7.9.21" },
-	{ OPS(OP_cvt), 0, 0, 0, W_satfinite, 0, 80, 81, 0, "cvt with .satfinite",
-	  "PTX ISA 9.7.9.21" },
-	{ OPS(OP_cvt), 0, 0, T_tf32, 0, 0, 80, 70, 0, "cvt with .tf32", "PTX ISA 9.7.9.21" },
-	{ OPS(OP_cvt), 0, 0, T_e4m3x2, 0, 0, 89, 81, 0, "cvt with .e4m3x2", "preampere.md" },
-	{ OPS(OP_cvt), 0, 0, T_e5m2x2, 0, 0, 89, 81, 0, "cvt with .e5m2x2", "preampere.md" },
+	{ OPS(OP_cvt), 0, 0, 0, W_relu, 0, 80, 70, K_MODIFIER, ".relu", "PTX ISA 9.7.9.21" },
+	{ OPS(OP_cvt), 0, 0, 0, W_satfinite, 0, 20, 81, K_MODIFIER,
+	  ".satfinite' on 'cvt.%0.%1", "PTX ISA 9.7.9.21" },
+	{ OPS(OP_cvt), 0, 0, T_tf32, 0, 0, 80, 70, 0, ".tf32", "PTX ISA 9.7.9.21" },
+	{ OPS(OP_cvt), 0, 0, T_e4m3x2, 0, 0, 90, 78, 0, "cvt with .e4m3x2/.e5m2x2",
+	  "PTX ISA 9.7.9.21; preampere.md (FP8 needs sm_89)" },
+	{ OPS(OP_cvt), 0, 0, T_e5m2x2, 0, 0, 90, 78, 0, "cvt with .e4m3x2/.e5m2x2",
+	  "PTX ISA 9.7.9.21; preampere.md (FP8 needs sm_89)" },
 	/* f32 */
 	{ OPS(OP_tanh), 0, 0, T_f32, 0, 0, 75, 70, 0, "tanh", "PTX ISA 9.7.3.22" },
-	{ OPS(OP_min, OP_max), 0, 0, 0, W_NaN, 0, 80, 70, 0, "%o.NaN", "PTX ISA 9.7.3.11-12" },
-	{ OPS(OP_min, OP_max), 0, 0, 0, W_xorsign, 0, 86, 72, 0, "%o.xorsign.abs",
+	{ OPS(OP_min, OP_max), 0, 0, 0, W_NaN, 0, 80, 70, K_MODIFIER, ".NaN",
 	  "PTX ISA 9.7.3.11-12" },
+	{ OPS(OP_min, OP_max), 0, 0, 0, W_abs, 0, 86, 72, 0, ".abs", "PTX ISA 9.7.3.11-12" },
 	/* warp-synchronous instructions */
 	{ OPS(OP_shfl, OP_vote), 0, 0, 0, W_sync, 0, 30, 60, 0, "%o.sync", "PTX ISA 9.7.8.6-7" },
-	{ OPS(OP_shfl, OP_vote), 0, 0, 0, 0, W_sync, 70, 64, 1,
-	  "Instruction '%o' without '.sync' is not supported on .target 'sm_70' and higher "
+	{ OPS(OP_shfl, OP_vote), 0, 0, 0, 0, W_sync, 70, 64, K_REMOVED,
+	  "Instruction '%o' without '.sync' is not supported on .target sm_70 and higher "
 	  "from PTX ISA version 6.4", "PTX ISA 9.7.8.6-7" },
 	{ OPS(OP_bar), 0, 0, 0, W_warp, 0, 30, 60, 0, "bar.warp.sync", "PTX ISA 9.7.13.5" },
 	{ OPS(OP_barrier), 0, 0, 0, 0, 0, 30, 60, 0, "barrier", "PTX ISA 9.7.13.4" },
-	{ OPS(OP_match), 0, 0, 0, 0, 0, 70, 60, 0, "match.sync", "PTX ISA 9.7.13.8" },
+	{ OPS(OP_match), 0, 0, 0, 0, 0, 70, 60, K_INSTRUCTION, "match", "PTX ISA 9.7.13.8" },
 	{ OPS(OP_activemask), 0, 0, 0, 0, 0, 30, 62, 0, "activemask", "PTX ISA 9.7.13.9" },
-	{ OPS(OP_redux), 0, 0, 0, 0, 0, 80, 70, 0, "redux.sync", "PTX ISA 9.7.13.10" },
-	{ OPS(OP_elect), 0, 0, 0, 0, 0, 90, 80, 0, "elect.sync", "PTX ISA 9.7.13.11" },
+	{ OPS(OP_redux), 0, 0, 0, 0, 0, 80, 70, 0, "redux", "PTX ISA 9.7.13.10" },
+	{ OPS(OP_elect), 0, 0, 0, 0, 0, 90, 80, 0, "elect", "PTX ISA 9.7.13.11" },
 	/* atomics */
-	{ OPS(OP_atom, OP_red), T_f64, 0, 0, W_add, 0, 60, 50, 0, "%o.add.f64",
+	{ OPS(OP_atom, OP_red), T_f64, 0, 0, W_add, 0, 60, 50, K_INSTRUCTION, "%o.add.f64%S",
 	  "PTX ISA 9.7.13.5 atom: .add.f64 sm_60" },
-	{ OPS(OP_atom, OP_red), 0, 0, 0, W_cta, 0, 60, 50, 0, "%o with scope",
+	{ OPS(OP_atom, OP_red), 0, 0, 0, W_cta, 0, 60, 50, 0, "scopes on atomic operations",
 	  "PTX ISA 9.7.13.5 atom: scopes sm_60" },
-	{ OPS(OP_atom, OP_red), 0, 0, 0, W_sys, 0, 60, 50, 0, "%o with scope",
+	{ OPS(OP_atom, OP_red), 0, 0, 0, W_sys, 0, 60, 50, 0, "scopes on atomic operations",
 	  "PTX ISA 9.7.13.5 atom: scopes sm_60" },
-	{ OPS(OP_atom, OP_red), 0, 0, T_f16x2, 0, 0, 60, 50, 0, "%o.add.noftz.f16x2",
+	{ OPS(OP_atom, OP_red), 0, 0, T_f16x2, 0, 0, 60, 62, K_INSTRUCTION, "%o.add.f16x2%S",
 	  "PTX ISA 9.7.13.5" },
-	{ OPS(OP_atom, OP_red), 0, 0, T_f16, 0, 0, 70, 63, 0, "%o.add.noftz.f16",
+	{ OPS(OP_atom, OP_red), 0, 0, T_f16, 0, 0, 70, 63, K_INSTRUCTION, "%o.add.f16%S",
 	  "PTX ISA 9.7.13.5" },
-	{ OPS(OP_atom, OP_red), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.add.noftz.bf16",
+	{ OPS(OP_atom, OP_red), 0, 0, TC_BF16, 0, 0, 90, 78, K_INSTRUCTION, "%o.add.bf16%S",
 	  "PTX ISA 9.7.13.5" },
 	{ OPS(OP_atom), 0, 0, T_b16, W_cas, 0, 70, 63, 0, "atom.cas.b16", "PTX ISA 9.7.13.5" },
 	/* miscellaneous */
-	{ OPS(OP_fence), 0, 0, 0, 0, 0, 70, 60, 0, "fence", "PTX ISA 9.7.13.4" },
-	{ OPS(OP_nanosleep), 0, 0, 0, 0, 0, 70, 63, 0, "nanosleep", "PTX ISA 9.7.19.4" },
-	{ OPS(OP_griddepcontrol), 0, 0, 0, 0, 0, 90, 78, 0, "griddepcontrol", "PTX ISA 9.7.15" },
+	{ OPS(OP_fence), 0, 0, 0, 0, 0, 70, 60, 0, "fence instruction", "PTX ISA 9.7.13.4" },
+	{ OPS(OP_nanosleep), 0, 0, 0, 0, 0, 70, 63, K_INSTRUCTION, "nanosleep",
+	  "PTX ISA 9.7.19.4" },
+	{ OPS(OP_griddepcontrol), 0, 0, 0, W_wait, 0, 90, 78, K_MODIFIER, ".wait",
+	  "PTX ISA 9.7.15" },
+	{ OPS(OP_griddepcontrol), 0, 0, 0, W_launch_dependents, 0, 90, 78, K_MODIFIER,
+	  ".launch_dependents", "PTX ISA 9.7.15" },
+	{ OPS(OP_griddepcontrol), 0, 0, 0, 0, 0, 90, 78, K_INSTRUCTION, "griddepcontrol",
+	  "PTX ISA 9.7.15" },
 	{ OPS(OP_lop3), 0, 0, 0, 0, 0, 50, 43, 0, "lop3", "PTX ISA 9.7.8.6" },
-	{ OPS(OP_dp4a, OP_dp2a), 0, 0, 0, 0, 0, 61, 50, 0, "%o", "PTX ISA 9.7.1.23" },
+	{ OPS(OP_dp4a, OP_dp2a), 0, 0, 0, 0, 0, 61, 50, K_INSTRUCTION, "%o", "PTX ISA 9.7.1.23" },
 	{ OPS(OP_shf), 0, 0, 0, 0, 0, 32, 31, 0, "shf", "PTX ISA 9.7.8.8" },
 	{ OPS(OP_mma), 0, 0, 0, 0, 0, 70, 64, 0, "mma", "PTX ISA 9.7.14.5" },
 	{ OPS(OP_wmma), 0, 0, 0, 0, 0, 70, 60, 0, "wmma", "PTX ISA 9.7.14.4" },
@@ -167,6 +179,8 @@ static void feature(char *out, size_t n, const char *fmt, const pmods *m, int op
 			ins = ptx__op_name(op);
 		else if (p[0] == '%' && (p[1] == '0' || p[1] == '1'))
 			ins = m->ntypes > p[1] - '0' ? ptx__type_name(m->types[p[1] - '0']) : "?";
+		else if (p[0] == '%' && p[1] == 'S')
+			ins = has_word(m, W_global) ? ".global" : has_word(m, W_shared) ? ".shared" : "";
 		if (ins) {
 			p++;
 			while (*ins && k + 1 < n)
@@ -201,16 +215,16 @@ int ptx__arch_check(pdec *D, int op)
 			continue;
 		char f[200], msg[300];
 		feature(f, sizeof(f), r->feature, &D->mods, op);
-		if (r->removed) {
+		if (r->kind == K_REMOVED) {
 			if (sm < r->sm || ver < r->ptx)
 				continue;
 			snprintf(msg, sizeof(msg), "%s", f);
 		} else if (r->sm > sm) {
-			snprintf(msg, sizeof(msg), "Feature '%s' requires .target sm_%d or higher", f,
-				 r->sm);
+			snprintf(msg, sizeof(msg), "%s '%s' requires .target sm_%d or higher",
+				 nouns[r->kind], f, r->sm);
 		} else if (r->ptx > ver) {
-			snprintf(msg, sizeof(msg), "Feature '%s' requires PTX ISA .version %d.%d or "
-				 "later", f, r->ptx / 10, r->ptx % 10);
+			snprintf(msg, sizeof(msg), "%s '%s' requires PTX ISA .version %d.%d or later",
+				 nouns[r->kind], f, r->ptx / 10, r->ptx % 10);
 		} else {
 			continue;
 		}

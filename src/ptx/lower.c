@@ -1,0 +1,231 @@
+/* lower.c: the pass: walks the statements, rewrites the ones a rule lowers, lowers
+ * `.target`, and copies everything else byte for byte. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower_internal.h"
+
+typedef struct obuf {
+	char *p;
+	size_t n, cap;
+	int err;
+} obuf;
+
+typedef struct work {
+	pinst I;
+	iseq S;
+	pmatch m;
+	char block[32768];
+	char prefix[16];
+} work;
+
+static void put(obuf *B, const char *s, size_t len)
+{
+	if (B->err)
+		return;
+	if (len > PTX_LOWER_MAX_OUTPUT - B->n) {
+		B->err = PTX_LOWER_ETOOBIG;
+		return;
+	}
+	if (B->n + len + 1 > B->cap) {
+		size_t cap = B->cap ? B->cap : 4096;
+		while (cap < B->n + len + 1)
+			cap = cap > PTX_LOWER_MAX_OUTPUT / 2 ? PTX_LOWER_MAX_OUTPUT + 1 : cap * 2;
+		char *p = realloc(B->p, cap);
+		if (!p) {
+			B->err = PTX_LOWER_ENOMEM;
+			return;
+		}
+		B->p = p;
+		B->cap = cap;
+	}
+	memcpy(B->p + B->n, s, len);
+	B->n += len;
+}
+
+static const void *find(const char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+	for (size_t i = 0; k <= n && i <= n - k; i++)
+		if (s[i] == needle[0] && !memcmp(s + i, needle, k))
+			return s + i;
+	return NULL;
+}
+
+/* A prefix for the temporaries that no operand of I contains, so that no operand is
+ * shadowed by the block's declarations. */
+static void pick_prefix(const pinst *I, char *prefix, size_t cap)
+{
+	snprintf(prefix, cap, "%%bfl_");
+	for (int i = 0; i < 1000; i++) {
+		int clash = I->guard && strstr(I->guard, prefix);
+		for (int k = 0; k < I->nops && !clash; k++)
+			clash = strstr(I->op[k], prefix) != NULL;
+		if (!clash)
+			return;
+		snprintf(prefix, cap, "%%bfl%d_", i);
+	}
+}
+
+static void add_issue(struct ptx_lower_report *R, unsigned line, int sm, const char *what,
+		      const char *why)
+{
+	if (R->n_issues < PTX_LOWER_MAX_ISSUES) {
+		struct ptx_lower_issue *is = &R->issues[R->n_issues];
+		is->line = line;
+		is->need_sm = sm;
+		snprintf(is->what, sizeof(is->what), "%s", what);
+		is->why = why;
+	}
+	R->n_issues++;
+}
+
+/* ".target sm_80, ..." -> the offset and length of the sm number, 0 if none. */
+static int target_sm(const char *s, size_t n, size_t *at, size_t *len)
+{
+	for (size_t i = 0; i + 3 < n; i++) {
+		if (s[i] == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*'))
+			return 0;
+		if (memcmp(s + i, "sm_", 3) || (i > 0 && s[i - 1] != ' ' && s[i - 1] != '\t' &&
+						 s[i - 1] != ','))
+			continue;
+		size_t j = i + 3;
+		int v = 0;
+		while (j < n && s[j] >= '0' && s[j] <= '9' && v < 100000)
+			v = v * 10 + (s[j++] - '0');
+		if (j == i + 3)
+			return 0;
+		while (j < n && s[j] >= 'a' && s[j] <= 'z')
+			j++;
+		*at = i + 3;
+		*len = j - *at;
+		return v;
+	}
+	return 0;
+}
+
+/* Copies the .target directive, with its sm number lowered if it is above the target. */
+static void lower_target(obuf *B, const char *s, size_t n, int target,
+			 struct ptx_lower_report *R)
+{
+	size_t at, len;
+	int sm = target_sm(s, n, &at, &len);
+	if (!R->target_from)
+		R->target_from = R->target_to = sm;
+	if (sm <= target) {
+		put(B, s, n);
+		return;
+	}
+	char num[16];
+	int k = snprintf(num, sizeof(num), "%d", target);
+	put(B, s, at);
+	put(B, num, (size_t)k);
+	put(B, s + at + len, n - at - len);
+	if (R->target_to == sm)
+		R->target_to = target;
+	R->changed = 1;
+}
+
+/* One instruction: the length of its replacement in W->block, 0 if it stays. */
+static size_t lower_insn(work *W, const char *s, size_t n, unsigned line, int target,
+			 struct ptx_lower_report *R)
+{
+	if (ptxl_insn_parse(&W->I, s, n)) {
+		if (find(s, n, "bf16"))
+			add_issue(R, line, 80, "(unparsed statement)",
+				  "statement too long or malformed");
+		return 0;
+	}
+	int r = ptxl_rule_match(&W->I, target, &W->m);
+	if (r == MATCH_NONE)
+		return 0;
+	if (r == MATCH_ISSUE) {
+		add_issue(R, line, W->m.need_sm, W->I.opcode, W->m.why);
+		return 0;
+	}
+	ptxl_ir_init(&W->S);
+	pick_prefix(&W->I, W->prefix, sizeof(W->prefix));
+	size_t k;
+	if (W->m.build(&W->S, &W->I, &W->m.mods) || W->S.overflow ||
+	    !(k = ptxl_ir_print(&W->S, &W->I, W->prefix, W->block, sizeof(W->block)))) {
+		add_issue(R, line, W->m.need_sm, W->I.opcode, "operands not understood");
+		return 0;
+	}
+	R->lowered++;
+	R->by_kind[W->m.kind]++;
+	R->changed = 1;
+	return k;
+}
+
+int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_len,
+	      struct ptx_lower_report *rep)
+{
+	struct ptx_lower_report local;
+	struct ptx_lower_report *R = rep ? rep : &local;
+	if (out)
+		*out = NULL;
+	if (out_len)
+		*out_len = 0;
+	memset(R, 0, sizeof(*R));
+	if ((!in && len) || !out || !out_len || target < 50 || target > 1000)
+		return PTX_LOWER_EINVAL;
+	if (len > PTX_LOWER_MAX_INPUT)
+		return PTX_LOWER_ETOOBIG;
+	work *W = malloc(sizeof(*W));
+	if (!W)
+		return PTX_LOWER_ENOMEM;
+	obuf B = { 0 };
+	pscan S;
+	pstmt st;
+	size_t done = 0;   /* input bytes already in the output */
+	ptxl_scan_init(&S, in ? in : "", len);
+	while (!B.err && ptxl_scan_next(&S, &st)) {
+		const char *s = in + st.start;
+		size_t n = st.end - st.start, k;
+		if (st.kind == ST_DIRECTIVE && n >= 7 && !memcmp(s, ".target", 7) &&
+		    (n == 7 || s[7] == ' ' || s[7] == '\t')) {
+			put(&B, in + done, st.start - done);
+			lower_target(&B, s, n, target, R);
+			done = st.end;
+		} else if (st.kind == ST_INSN && (k = lower_insn(W, s, n, st.line, target, R))) {
+			put(&B, in + done, st.start - done);
+			put(&B, W->block, k);
+			done = st.end;
+		}
+	}
+	put(&B, in + done, len - done);
+	if (!B.err)
+		put(&B, "", 0);
+	free(W);
+	if (B.err) {
+		free(B.p);
+		return B.err;
+	}
+	B.p[B.n] = 0;
+	*out = B.p;
+	*out_len = B.n;
+	return R->n_issues ? PTX_LOWER_PARTIAL : PTX_LOWER_OK;
+}
+
+const char *ptx_lower_kind_name(int kind)
+{
+	static const char *const names[PTX_LK_COUNT] = {
+		"cvt.bf16.f32", "cvt.f32.bf16", "cvt bf16<->f16", "cvt.bf16.f64",
+		"cvt.bf16.int", "cvt.int.bf16", "cvt.bf16.bf16", "fma.bf16", "add/sub/mul.bf16",
+		"min/max.bf16", "neg/abs.bf16", "setp/set.bf16", "ex2/tanh.approx.bf16",
+	};
+	return kind >= 0 && kind < PTX_LK_COUNT ? names[kind] : "?";
+}
+
+const char *ptx_lower_status_name(int status)
+{
+	switch (status) {
+	case PTX_LOWER_OK: return "ok";
+	case PTX_LOWER_PARTIAL: return "partial";
+	case PTX_LOWER_EINVAL: return "invalid argument";
+	case PTX_LOWER_ETOOBIG: return "input or output too large";
+	case PTX_LOWER_ENOMEM: return "out of memory";
+	default: return "?";
+	}
+}

@@ -1,0 +1,163 @@
+/* Helpers shared by the rewrite paths (see rewrite_internal.h). */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "../kernels/kernels.h"
+#include "../real.h"
+#include "rewrite_internal.h"
+
+typedef abi_status (*get_stream_fn)(abi_handle, abi_stream *);
+typedef abi_status (*get_pmode_fn)(abi_handle, int *);
+
+static const float one_host = 1.0f, zero_host = 0.0f;
+
+size_t rewrite_elem_size(int type)
+{
+	return type == ABI_R_32F ? 4 : 2;
+}
+
+int rewrite_kernel_type(int type)
+{
+	return type == ABI_R_32F ? KERNEL_TYPE_F32 :
+	       type == ABI_R_16F ? KERNEL_TYPE_F16 : KERNEL_TYPE_BF16;
+}
+
+int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, const char **why)
+{
+	memset(rc, 0, sizeof *rc);
+	rc->mod = module_for_current_context(why);
+	if (!rc->mod)
+		return 0;
+	if (((get_stream_fn)real_cublas(SYM_cublasGetStream_v2))(c->handle, &rc->stream) ||
+	    ((get_pmode_fn)real_cublas(SYM_cublasGetPointerMode_v2))(c->handle, &rc->pmode)) {
+		*why = "cannot read the handle's stream or pointer mode";
+		return 0;
+	}
+	if (rc->pmode == ABI_POINTER_MODE_DEVICE) {
+		rc->sc.alpha_ptr = (uint64_t)(uintptr_t)c->alpha;
+		rc->sc.beta_ptr = (uint64_t)(uintptr_t)c->beta;
+		rc->one = (const void *)(uintptr_t)rc->mod->one;
+		rc->zero = (const void *)(uintptr_t)rc->mod->zero;
+	} else {
+		/* Host pointer mode: the values are in host memory now. */
+		memcpy(&rc->sc.alpha, c->alpha, sizeof rc->sc.alpha);
+		memcpy(&rc->sc.beta, c->beta, sizeof rc->sc.beta);
+		rc->one = &one_host;
+		rc->zero = &zero_host;
+	}
+	return 1;
+}
+
+uint64_t tile_scratch_bytes(const struct tiling *t, int64_t k, const struct scratch_cost *cost)
+{
+	uint64_t mt = (uint64_t)t->mt, nt = (uint64_t)t->nt, kk = (uint64_t)k;
+	return (uint64_t)t->bt * (cost->operand_bytes * (mt * kk + kk * nt) + 4 * mt * nt +
+				  cost->word_bytes * (mt + nt)) +
+	       (uint64_t)cost->buffers * SCRATCH_ALIGN;
+}
+
+static int fits(int64_t mt, int64_t nt, int64_t k, uint64_t cap, const struct scratch_cost *cost)
+{
+	struct tiling t = {1, mt, nt};
+	return tile_scratch_bytes(&t, k, cost) <= cap;
+}
+
+/* Largest v in [lo, hi] with ok(v), given ok(lo); ok must be monotone. */
+#define LARGEST(lo, hi, ok)                                                                \
+	({                                                                                 \
+		int64_t lo_ = (lo), hi_ = (hi);                                            \
+		while (lo_ < hi_) {                                                        \
+			int64_t v = lo_ + (hi_ - lo_ + 1) / 2;                             \
+			if (ok)                                                            \
+				lo_ = v;                                                   \
+			else                                                               \
+				hi_ = v - 1;                                               \
+		}                                                                          \
+		lo_;                                                                       \
+	})
+
+int choose_tiling(const struct gemm_call *c, uint64_t cap, const struct scratch_cost *cost,
+		  struct tiling *t)
+{
+	struct tiling whole = {1, c->m, c->n};
+	uint64_t per_item = tile_scratch_bytes(&whole, c->k, cost) -
+			    (uint64_t)cost->buffers * SCRATCH_ALIGN;
+	int64_t s;
+
+	if (tile_scratch_bytes(&whole, c->k, cost) <= cap) {
+		uint64_t room = cap - (uint64_t)cost->buffers * SCRATCH_ALIGN;
+		*t = whole;
+		t->bt = min64(min64(c->batch, MAX_GRID_YZ), (int64_t)(room / (per_item ? per_item : 1)));
+		return t->bt > 0;
+	}
+	if (!fits(1, 1, c->k, cap, cost))
+		return 0; /* k is too large for the cap */
+	/* Square-ish tiles first, then spend what is left on the dimension not exhausted. */
+	s = LARGEST(1, c->m > c->n ? c->m : c->n,
+		    fits(min64(c->m, v), min64(c->n, v), c->k, cap, cost));
+	*t = (struct tiling){1, min64(c->m, s), min64(c->n, s)};
+	if (t->mt == c->m)
+		t->nt = LARGEST(t->nt, c->n, fits(t->mt, v, c->k, cap, cost));
+	else if (t->nt == c->n)
+		t->mt = LARGEST(t->mt, c->m, fits(v, t->nt, c->k, cap, cost));
+	return 1;
+}
+
+struct view operand_view(const void *base, int ptr_array, int64_t b0, int64_t stride,
+			 size_t esize, int64_t ld, int64_t row0, int64_t col0)
+{
+	struct view v = {0};
+	if (ptr_array)
+		v.ptr_array = (uint64_t)(uintptr_t)base + (uint64_t)b0 * sizeof(uint64_t);
+	else
+		v.ptr = (uint64_t)(uintptr_t)base + (uint64_t)(b0 * stride) * esize;
+	v.batch_stride = (uint64_t)stride;
+	v.ld = (uint64_t)ld;
+	v.row0 = (uint64_t)row0;
+	v.col0 = (uint64_t)col0;
+	return v;
+}
+
+int rewrite_launch(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
+		   abi_stream stream, void **params)
+{
+	const struct real_driver *drv = real_driver();
+	unsigned gx = (unsigned)((rows + KERNEL_BLOCK - 1) / KERNEL_BLOCK);
+	unsigned gy = (unsigned)(cols < MAX_GRID_YZ ? cols : MAX_GRID_YZ);
+
+	if (!rows || !cols || !batch)
+		return 1;
+	return drv->cuLaunchKernel(f, gx, gy, (unsigned)batch, KERNEL_BLOCK, 1, 1, 0, stream,
+				   params, NULL) == ABI_CUDA_SUCCESS;
+}
+
+abi_devptr scratch_take(abi_devptr *next, uint64_t bytes)
+{
+	abi_devptr p = *next;
+	*next += (bytes + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+	return p;
+}
+
+void epilogue_params(struct epilogue_args *e, void **params)
+{
+	void *p[EPILOGUE_PARAMS] = {&e->d, &e->d_stride, &e->rows, &e->cols, &e->c.ptr,
+				    &e->c.ptr_array, &e->c.batch_stride, &e->c.ld, &e->c.row0,
+				    &e->c.col0, &e->ctype, &e->alpha, &e->beta, &e->alpha_ptr,
+				    &e->beta_ptr};
+	memcpy(params, p, sizeof p);
+}
+
+struct epilogue_args epilogue_args_of(const struct rewrite_ctx *rc, abi_devptr d, int64_t rows,
+				      int64_t cols, struct view c, int ctype)
+{
+	return (struct epilogue_args){
+		.d = d, .d_stride = (uint64_t)(rows * cols), .rows = (uint32_t)rows,
+		.cols = (uint32_t)cols, .c = c, .ctype = (uint32_t)rewrite_kernel_type(ctype),
+		.alpha = rc->sc.alpha, .beta = rc->sc.beta, .alpha_ptr = rc->sc.alpha_ptr,
+		.beta_ptr = rc->sc.beta_ptr};
+}

@@ -1,0 +1,27 @@
+/* The call trace (BF16SHIM_TRACE=FILE): one JSON object per intercepted call, written
+ * without synchronising the GPU.  Schema: docs in README.md ("Trace format"). */
+#ifndef BF16SHIM_TRACE_H
+#define BF16SHIM_TRACE_H
+
+#include <stdint.h>
+
+struct trace_record {
+	const char *api;          /* "cublasGemmEx", ... */
+	int64_t m, n, k, batch;
+	int transa, transb;
+	int atype, btype, ctype;  /* cudaDataType values */
+	int compute;              /* as the caller spelled it */
+	int algo;
+	int pointer_mode;         /* 0 host, 1 device, -1 unknown */
+	int device, sm, real_sm;  /* -1 when unknown */
+	const char *decision;     /* plan_decision_name() */
+	const char *reason;
+	int status;               /* returned to the caller */
+	int first_status;         /* status of a refused first attempt, or -1 */
+};
+
+/* Is tracing on?  Reads BF16SHIM_TRACE once. */
+int trace_enabled(void);
+void trace_write(const struct trace_record *r);
+
+#endif

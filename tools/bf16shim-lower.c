@@ -1,0 +1,156 @@
+/* bf16shim-lower: rewrites the bf16 instructions of a PTX file for an older GPU
+ * (src/ptx/lower.h); `bf16shim lower` runs it.
+ *
+ *   bf16shim-lower IN.ptx [-o OUT] [--target sm_XX] [--partial] [-v]
+ *
+ * Exit status: 0 lowered (or nothing to do); 1 some instructions cannot be lowered (listed
+ * on stderr; the output is written only with --partial); 2 usage or I/O error; 3 input
+ * refused (too large). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+static const char *prog = "bf16shim-lower";
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: %s IN.ptx [-o OUT] [--target sm_XX] [--partial] [-v]\n"
+		"  IN or OUT may be '-' (stdin, stdout); the default target is sm_75\n", prog);
+	return 2;
+}
+
+/* Reads all of f, refusing more than PTX_LOWER_MAX_INPUT bytes. */
+static int read_all(FILE *f, char **buf, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *p = malloc(cap);
+	while (p) {
+		if (n == cap) {
+			if (cap > PTX_LOWER_MAX_INPUT) {
+				free(p);
+				return 3;
+			}
+			char *q = realloc(p, cap * 2);
+			if (!q)
+				break;
+			p = q;
+			cap *= 2;
+		}
+		size_t k = fread(p + n, 1, cap - n, f);
+		n += k;
+		if (k == 0) {
+			if (ferror(f))
+				break;
+			*buf = p;
+			*len = n;
+			return n > PTX_LOWER_MAX_INPUT ? 3 : 0;
+		}
+	}
+	free(p);
+	return 2;
+}
+
+static int parse_target(const char *s)
+{
+	char *end;
+	if (!strncmp(s, "sm_", 3) || !strncmp(s, "compute_", 8))
+		s = strchr(s, '_') + 1;
+	long v = strtol(s, &end, 10);
+	if (end == s || (*end && strcmp(end, "a") && strcmp(end, "f")) || v < 50 || v > 1000)
+		return -1;
+	return (int)v;
+}
+
+int main(int argc, char **argv)
+{
+	const char *in_path = NULL, *out_path = "-";
+	int target = 75, partial = 0, verbose = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
+			out_path = argv[++i];
+		} else if (!strcmp(a, "--target") && i + 1 < argc) {
+			if ((target = parse_target(argv[++i])) < 0) {
+				fprintf(stderr, "%s: bad target '%s' (want sm_XX, 50 <= XX <= 1000)\n",
+					prog, argv[i]);
+				return 2;
+			}
+		} else if (!strncmp(a, "--target=", 9)) {
+			if ((target = parse_target(a + 9)) < 0) {
+				fprintf(stderr, "%s: bad target '%s'\n", prog, a + 9);
+				return 2;
+			}
+		} else if (!strcmp(a, "--partial")) {
+			partial = 1;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			verbose = 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage();
+			return 0;
+		} else if (!in_path && (a[0] != '-' || !strcmp(a, "-"))) {
+			in_path = a;
+		} else {
+			return usage();
+		}
+	}
+	if (!in_path)
+		return usage();
+
+	FILE *f = strcmp(in_path, "-") ? fopen(in_path, "rb") : stdin;
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, in_path, strerror(errno));
+		return 2;
+	}
+	char *text = NULL, *out = NULL;
+	size_t len = 0, out_len = 0;
+	int rc = read_all(f, &text, &len);
+	if (f != stdin)
+		fclose(f);
+	if (rc) {
+		fprintf(stderr, "%s: %s: %s\n", prog, in_path,
+			rc == 3 ? "input too large" : "read error");
+		return rc;
+	}
+
+	static struct ptx_lower_report rep;
+	int st = ptx_lower(text, len, target, &out, &out_len, &rep);
+	free(text);
+	if (st < 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, in_path, ptx_lower_status_name(st));
+		return st == PTX_LOWER_ETOOBIG ? 3 : 2;
+	}
+	for (unsigned i = 0; i < rep.n_issues && i < PTX_LOWER_MAX_ISSUES; i++) {
+		const struct ptx_lower_issue *is = &rep.issues[i];
+		fprintf(stderr, "%s: line %u: cannot lower '%s' (needs sm_%d: %s)\n", in_path,
+			is->line, is->what, is->need_sm, is->why);
+	}
+	if (rep.n_issues > PTX_LOWER_MAX_ISSUES)
+		fprintf(stderr, "%s: ... and %u more\n", in_path, rep.n_issues - PTX_LOWER_MAX_ISSUES);
+	if (verbose) {
+		fprintf(stderr, "%s: lowered %u instruction(s) for sm_%d", in_path, rep.lowered,
+			target);
+		for (int k = 0; k < PTX_LK_COUNT; k++)
+			if (rep.by_kind[k])
+				fprintf(stderr, ", %s: %u", ptx_lower_kind_name(k), rep.by_kind[k]);
+		fprintf(stderr, "\n");
+	}
+	if (st == PTX_LOWER_PARTIAL && !partial) {
+		free(out);
+		return 1;
+	}
+	FILE *o = strcmp(out_path, "-") ? fopen(out_path, "wb") : stdout;
+	int ok = o && fwrite(out, 1, out_len, o) == out_len;
+	if (o && o != stdout)
+		ok = !fclose(o) && ok;
+	else if (o)
+		ok = !fflush(o) && ok;
+	free(out);
+	if (!ok) {
+		fprintf(stderr, "%s: %s: %s\n", prog, out_path, strerror(errno));
+		return 2;
+	}
+	return st == PTX_LOWER_PARTIAL ? 1 : 0;
+}
