@@ -128,6 +128,7 @@ static int panel(int n)
 	cublasCreate(&h);
 	fill(a, (size_t)n * n, 1);
 	fill(b, (size_t)n * n, 2);
+	/* Room for the operands plus the cap: anything more the shim takes fails the run. */
 	cudaMalloc(&da, ab);
 	cudaMalloc(&db, ab);
 	cudaMalloc(&dc, cb);
@@ -139,7 +140,9 @@ static int panel(int n)
 	cudaDeviceSynchronize();
 	cudaMemGetInfo(&free1, &total);
 	cudaMemcpy(c, dc, cb, cudaMemcpyDeviceToHost);
-	bad = check(a, b, c, n);
+	/* SIMCUDA_COMPUTE=0 runs sizes nothing could check: memory only. */
+	bad = getenv("SIMCUDA_COMPUTE") && atoi(getenv("SIMCUDA_COMPUTE")) == 0 ? 0
+										: check(a, b, c, n);
 	/* The shim keeps its scratch cached per stream: what it holds now is its peak. */
 	printf("panel: n=%d, scratch held %zu bytes (cap %zu, fp32 operands would need %zu), "
 	       "%d wrong elements\n", n, free0 - free1, cap, (size_t)3 * 4 * n * n, bad);

@@ -158,8 +158,9 @@ typedef struct sim_stats {
 } sim_stats;
 SIM_API void sim_stats_get(sim_stats *out);
 SIM_API void sim_stats_add(uint64_t rd, uint64_t wr, uint64_t launches, uint64_t gemms);
-/* SIMCUDA_COMPUTE=0: GEMMs and kernels check bounds and count bytes but skip arithmetic
- * (lets memory and traffic tests run at sizes the CPU could not compute). */
+/* SIMCUDA_COMPUTE=0: GEMMs check bounds and count bytes but skip arithmetic; kernel
+ * launches are validated and counted but not executed (lets memory tests run at sizes the
+ * CPU could not compute). */
 SIM_API int sim_compute_enabled(void);
 
 /* ------------------------------------------------------ streams and work

@@ -6,7 +6,8 @@
 
 #include "ptx_internal.h"
 
-#define MAX_REGFILE_BYTES (1ull << 31)
+#define MAX_REGFILE_BYTES (1ull << 30)
+#define MAX_LOCAL_TOTAL (1ull << 28)    /* local memory of all threads of a block */
 
 static ptx_status fail(char *err, size_t errlen, ptx_status st, const char *msg, unsigned a,
 		       unsigned b)
@@ -136,6 +137,9 @@ ptx_status ptx_launch(const ptx_kernel *k, const unsigned grid[3], const unsigne
 	b.clen = 0;
 	b.cbase = ~0ull;
 
+	if ((uint64_t)b.nthreads * b.lsize > MAX_LOCAL_TOTAL)
+		return fail(err, errlen, PTX_ENOMEM, "%u bytes of local memory per thread is too much "
+			    "for %u threads", b.lsize, b.nthreads);
 	size_t regbytes = (size_t)b.nwarps * k->nslots * WARP * sizeof(uint64_t);
 	if ((uint64_t)b.nwarps * k->nslots * WARP * sizeof(uint64_t) > MAX_REGFILE_BYTES)
 		return fail(err, errlen, PTX_ENOMEM, "register file too large", 0, 0);

@@ -6,7 +6,7 @@
 
 #include "parse.h"
 
-#define MAX_KERNEL_SLOTS (1u << 22)
+#define MAX_KERNEL_SLOTS (1u << 20)
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {

@@ -148,7 +148,7 @@ int ptx__dec_atom(pdec *D)
 		return -1;
 	if (!red)
 		in->d[0] = dx_dst(D, 0);
-	if (dx_addr(D, first, space) < -1)
+	if (dx_addr(D, first) < -1)
 		return -1;
 	in->s[0] = dx_src(D, first + 1, t);
 	if (nsrc == 2)

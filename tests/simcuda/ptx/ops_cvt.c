@@ -187,8 +187,9 @@ int ptx__dec_cvt(pdec *D)
 	}
 	int narrowing = df && sf && ptx__type_size(dt) < ptx__type_size(st);
 	if ((!df && irnd != sf) || (!df && frnd) || (df && !sf && irnd) ||
-	    (df && sf && irnd && dt != st) || (df && sf && frnd && !narrowing &&
-					       !(dt == T_bf16 && st == T_f16)) ||
+	    (df && sf && irnd && dt != st) ||
+	    (df && sf && frnd && !narrowing && !((dt == T_bf16 && st == T_f16) ||
+						 (dt == T_f16 && st == T_bf16))) ||
 	    ((relu || satf) && (dt != T_f16 && dt != T_bf16)) ||
 	    (ftz && dt != T_f32 && st != T_f32))
 		return dx_bad(D);

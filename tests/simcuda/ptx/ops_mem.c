@@ -193,7 +193,7 @@ int ptx__dec_mem(pdec *D)
 	take_hints(D);
 	int space = dx_take_space(D);
 	if (op == OP_prefetch || op == OP_prefetchu) {
-		if (dx_ntypes(D) || dx_nops(D, 1, 1) || dx_addr(D, 0, space) < -1)
+		if (dx_ntypes(D) || dx_nops(D, 1, 1) || dx_addr(D, 0) < -1)
 			return dx_bad(D);
 		in->fn = x_nop;
 		return dx_done(D);
@@ -211,7 +211,7 @@ int ptx__dec_mem(pdec *D)
 	in->vec = (uint8_t)vec;
 	int ld = op != OP_st;
 	int ai = ld ? 1 : 0, vi = ld ? 0 : 1;
-	int symspace = dx_addr(D, ai, space);
+	int symspace = dx_addr(D, ai);
 	if (symspace < -1)
 		return -1;
 	if (space == SP_PARAM) {

@@ -100,8 +100,14 @@ uint64_t ptx__literal(const popnd *o, int type, int *ok);   /* value in the type
 
 /* parse.c */
 int ptx__parse_module(pparse *P);
+char *ptx__dupn(const char *s, uint32_t n);
+
+/* vars.c */
 int ptx__parse_var(pparse *P, int space, int linkage, int line);
 int ptx__new_sym(pparse *P, const char *name, uint32_t len, int space, int line);
+int ptx__type_word(ptok t);                  /* ".b32" -> T_b32, else T_NONE */
+int ptx__expect(pparse *P, char c);
+int ptx__parse_uint(pparse *P, uint64_t *v);
 
 /* body.c */
 int ptx__parse_body(pparse *P, uint32_t fi);

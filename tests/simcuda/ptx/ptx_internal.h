@@ -23,7 +23,7 @@
 /* Bounds on untrusted input. */
 #define MAX_TEXT (64u << 20)
 #define MAX_INSNS (1u << 22)
-#define MAX_SLOTS (1u << 20)          /* registers + constants of one function */
+#define MAX_SLOTS (1u << 18)          /* registers + constants of one function */
 #define MAX_FUNCS 65536
 #define MAX_SYMS (1u << 20)
 #define MAX_NAME 4096
@@ -54,6 +54,7 @@ int ptx__type_int(int t);         /* b/u/s */
 int ptx__type_float(int t);       /* f32/f64 */
 int ptx__type_half(int t);        /* f16/f16x2/bf16/bf16x2 */
 const char *ptx__type_name(int t);
+extern const char *const ptx__type_names[T_COUNT];
 
 /* ------------------------------------------------------ modifier words */
 #define PTX_WORDS(X) \
@@ -347,7 +348,7 @@ uint32_t dx_pred(pdec *D, int i, int *neg);
 uint32_t dx_elem_dst(pdec *D, const popnd *o);
 uint32_t dx_elem_src(pdec *D, const popnd *o, int type);
 uint32_t dx_const(pdec *D, uint64_t v);
-int dx_addr(pdec *D, int i, int space);   /* fills in->s[4] (base) and in->off */
+int dx_addr(pdec *D, int i);              /* fills in->s[4] (base) and in->off */
 int dx_error(pdec *D);                    /* nonzero once an error was reported */
 int dx_label(pdec *D, int i);             /* branch target: resolved at the function's end */
 int dx_call(pdec *D);                     /* call operands -> pcall */
@@ -369,9 +370,6 @@ int ptx__dec_compare(pdec *D);
 
 /* Architecture requirements (archreq.c): 0, or an error reported through D. */
 int ptx__arch_check(pdec *D, int op);
-
-/* Type-routing helpers. */
-int ptx__is_halfop(const pmods *m);
 
 /* -------------------------------------------------------------- runtime */
 int ptx__fault(pwarp *w, const pinsn *in, int lane, ptx_status st, const char *fmt, ...)

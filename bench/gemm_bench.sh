@@ -1,0 +1,48 @@
+#!/bin/bash
+# The issue-4 benchmark table, on a GPU (native bf16, and the shim's paths with
+# BF16SHIM_EMULATE_SM=75): sizes m=n=k 1024/4096/8192 and decode m=1/8/16 with n=k=4096.
+# Writes BUILD/gemm_bench.csv and, when gnuplot is installed, BUILD/gemm_bench.png.
+# Usage: gemm_bench.sh BUILD_DIR [ITERS]
+set -eu
+build=${1:-build} iters=${2:-20}
+prog=$build/bench/gemm_bench shim=$(realpath "$build/src/libbf16shim.so")
+# The real CUDA libraries: the build links the simulator's, which LD_LIBRARY_PATH overrides.
+export LD_LIBRARY_PATH=${CUDA_LIB:-/usr/local/cuda/lib64}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+csv=$build/gemm_bench.csv
+# Bytes each path moves beyond a native GEMM (A, B bf16; C fp32, beta = 0):
+#   fp32:  casts read A,B (2 B/elem) and write fp32 copies (4 B), the GEMM reads 4 B/elem
+#          instead of 2, and the fp32 result is written and read once more (8 B/elem of C)
+#   fp16:  absmax and cast read A,B twice (2 x 2 B), write and the GEMM reads fp16 copies
+#          (2 x 2 B) instead of the native read (2 B), plus the result round trip (8 B)
+#   decode: nothing extra by design
+extra() { # path m n k
+  awk -v p="$1" -v m="$2" -v n="$3" -v k="$4" 'BEGIN {
+    ab = m*k + k*n
+    if (p == "fp32") print ab*(2+4+4-2) + 8*m*n
+    else if (p == "fp16") print ab*(4+2+2-2) + 8*m*n
+    else print 0 }'
+}
+echo "label,m,n,k,ms,tflops,extra_bytes,added_ms,copy_gbs,cast_gbs_effective" > "$csv"
+run() { # label path env... -- m n k
+  local label=$1 path=$2; shift 2
+  local envs=(); while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+  env "${envs[@]}" "$prog" "$@" "$iters" "$(extra "$path" "$@")" "$label" | grep "^$label," >> "$csv"
+}
+for s in 1024 4096 8192; do
+  run native native -- $s $s $s
+  run fp32 fp32 LD_PRELOAD="$shim" BF16SHIM_EMULATE_SM=75 BF16SHIM_PATH=fp32 -- $s $s $s
+  run fp16 fp16 LD_PRELOAD="$shim" BF16SHIM_EMULATE_SM=75 BF16SHIM_PATH=fp16 -- $s $s $s
+done
+for m in 1 8 16; do
+  run native native -- $m 4096 4096
+  run decode decode LD_PRELOAD="$shim" BF16SHIM_EMULATE_SM=75 -- $m 4096 4096
+done
+# copy bandwidth and the plain fp16 GEMM once per shape, from the native runs
+column -t -s, "$csv"
+if command -v gnuplot >/dev/null; then
+  gnuplot -e "set terminal png size 900,500; set output '$build/gemm_bench.png';
+    set datafile separator ','; set style data histograms; set style fill solid;
+    set ylabel 'ms per GEMM'; set xtics rotate by -30;
+    plot '$csv' every ::1 using 5:xtic(sprintf('%s %sx%sx%s', stringcolumn(1), stringcolumn(2), stringcolumn(3), stringcolumn(4))) title 'time'"
+  echo "chart: $build/gemm_bench.png"
+fi
