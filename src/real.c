@@ -98,6 +98,10 @@ static int find_cublas(const struct shim_config *cfg)
 typedef abi_result (*get_proc_v2)(const char *, void **, int, uint64_t, int *);
 typedef abi_result (*get_proc_v1)(const char *, void **, int, uint64_t);
 
+static get_proc_v2 driver_gp2;
+static get_proc_v1 driver_gp1;
+static void *driver_lib;
+
 static void find_driver(void)
 {
 	void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
@@ -106,8 +110,12 @@ static void find_driver(void)
 
 	if (!lib)
 		return;
+	/* dlsym on the driver's own handle: it never finds our exported wrappers. */
 	gp2 = (get_proc_v2)dlsym(lib, "cuGetProcAddress_v2");
 	gp1 = gp2 ? NULL : (get_proc_v1)dlsym(lib, "cuGetProcAddress");
+	driver_gp2 = gp2;
+	driver_gp1 = gp1;
+	driver_lib = lib;
 #define X(name, version, fallback)                                                         \
 	{                                                                                  \
 		void *fn = NULL;                                                           \
@@ -123,16 +131,18 @@ static void find_driver(void)
 #undef X
 }
 
+static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
+
 static void init(void)
 {
 	const struct shim_config *cfg = shim_config();
 
+	pthread_once(&driver_once, find_driver);
 	if (!find_cublas(cfg)) {
 		shim_log(LOG_ERROR, LOG_BY_VENDOR,
 			 "cannot find the real cuBLAS; GEMM calls will fail (set BF16SHIM_CUBLAS)");
 		return;
 	}
-	find_driver();
 	shim_log(LOG_DEBUG, LOG_BY_NOBODY, "cuBLAS found through %s", cublas_origin);
 	ready = 1;
 }
@@ -150,7 +160,26 @@ void *real_cublas(enum real_cublas_sym sym)
 
 const struct real_driver *real_driver(void)
 {
+	/* The driver is found on its own: a process may load PTX without ever using cuBLAS. */
+	pthread_once(&driver_once, find_driver);
 	return &driver;
+}
+
+void *real_driver_dlsym(const char *name)
+{
+	pthread_once(&driver_once, find_driver);
+	return driver_lib ? dlsym(driver_lib, name) : NULL;
+}
+
+abi_result real_driver_lookup(const char *name, void **fn, int version, unsigned long long flags,
+			      int *status)
+{
+	pthread_once(&driver_once, find_driver);
+	if (driver_gp2)
+		return driver_gp2(name, fn, version, flags, status);
+	if (driver_gp1)
+		return driver_gp1(name, fn, version, flags);
+	return 3; /* CUDA_ERROR_NOT_INITIALIZED: no driver loaded */
 }
 
 const char *real_cublas_origin(void)

@@ -30,6 +30,9 @@
 	X(cuDeviceGetAttribute, 2000, "cuDeviceGetAttribute")                              \
 	X(cuDeviceGetName, 2000, "cuDeviceGetName")                                        \
 	X(cuModuleLoadData, 2000, "cuModuleLoadData")                                      \
+	X(cuModuleLoadDataEx, 2010, "cuModuleLoadDataEx")                                  \
+	X(cuLinkAddData, 6050, "cuLinkAddData_v2")                                         \
+	X(cuLibraryLoadData, 12000, "cuLibraryLoadData")                                   \
 	X(cuModuleGetFunction, 2000, "cuModuleGetFunction")                                \
 	X(cuModuleGetGlobal, 3020, "cuModuleGetGlobal_v2")                                 \
 	X(cuLaunchKernel, 4000, "cuLaunchKernel")                                          \
@@ -55,6 +58,13 @@ struct real_driver {
 	abi_result (*cuDeviceGetAttribute)(int *value, int attrib, abi_device dev);
 	abi_result (*cuDeviceGetName)(char *name, int len, abi_device dev);
 	abi_result (*cuModuleLoadData)(abi_module *module, const void *image);
+	abi_result (*cuModuleLoadDataEx)(abi_module *module, const void *image, unsigned n,
+					 int *options, void **values);
+	abi_result (*cuLinkAddData)(void *state, int type, void *data, size_t size,
+				    const char *name, unsigned n, int *options, void **values);
+	abi_result (*cuLibraryLoadData)(void **library, const void *code, int *jit_options,
+					void **jit_values, unsigned n_jit, int *lib_options,
+					void **lib_values, unsigned n_lib);
 	abi_result (*cuModuleGetFunction)(abi_function *fn, abi_module module, const char *name);
 	abi_result (*cuModuleGetGlobal)(abi_devptr *dptr, size_t *bytes, abi_module module,
 					const char *name);
@@ -80,6 +90,11 @@ extern void *real_cublas_fn[SYM_CUBLAS_COUNT];
 void *real_cublas(enum real_cublas_sym sym);
 /* Driver functions; members are NULL when unavailable. */
 const struct real_driver *real_driver(void);
+/* A driver symbol by its exact (versioned) name, from the driver's own handle. */
+void *real_driver_dlsym(const char *name);
+/* The real cuGetProcAddress, whichever form the driver has; its status is returned. */
+abi_result real_driver_lookup(const char *name, void **fn, int version, unsigned long long flags,
+			      int *status);
 /* Where cuBLAS was found (for the log and doctor). */
 const char *real_cublas_origin(void);
 

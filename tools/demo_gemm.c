@@ -164,7 +164,7 @@ static int run_case(abi_handle h, const struct gemm_case *g, unsigned seed)
 	void *da = NULL, *db = NULL, *dc = NULL;
 	const float alpha = 1, beta = 0;
 	/* bf16 rounding of the result alone: half an ulp, 2^-8 relative; plus fp32 sums. */
-	double bound = ldexp(1, -8) + g->k * ldexp(1, -24), err;
+	double bound = ldexp(1, -8) + g->k * ldexp(1, -24), err;  /* the "correct" limit */
 	char shape[64];
 	abi_status st;
 	int rc = 2;
@@ -193,21 +193,21 @@ static int run_case(abi_handle h, const struct gemm_case *g, unsigned seed)
 				     g->batch, ABI_R_32F, ABI_GEMM_DEFAULT_TENSOR_OP);
 	snprintf(shape, sizeof shape, g->batch > 1 ? "%dx%dx%d, batch %d" : "%dx%dx%d",
 		 g->m, g->n, g->k, g->batch);
-	printf("  %-27s bf16 %-17s (%s): %s\n", g->api, shape, g->as_in, status_text(st));
+	printf("  %-15s %-27s %-18s %s", g->as_in, g->api, shape, status_text(st));
 	if (st != ABI_STATUS_SUCCESS) {
+		printf("\n");
 		rc = 1;
 		goto out;
 	}
 	if (cu.memcpy(c, dc, nc * 2, MEMCPY_DEVICE_TO_HOST)) {
-		printf("  cannot copy the result back\n");
+		printf("\n  cannot copy the result back\n");
 		goto out;
 	}
 	err = max_error(g, a, b, c);
 	if (err < 0)
-		printf("  %27s result has NaN or Inf: WRONG\n", "");
+		printf(", NaN or Inf in the result: WRONG\n");
 	else
-		printf("  %27s max error vs fp64 %.1e (bf16 allows %.1e): %s\n", "", err, bound,
-		       err <= bound ? "correct" : "WRONG");
+		printf(", error %.1e: %s\n", err, err <= bound ? "correct" : "WRONG");
 	rc = err >= 0 && err <= bound ? 0 : 2;
 out:
 	cu.free(da);
@@ -223,7 +223,7 @@ int main(void)
 {
 	abi_handle h;
 	char name[128] = "unknown";
-	int dev = 0, major = 0, minor = 0, rc = 0, e;
+	int dev = 0, major = 0, minor = 0, rc = 0, computed = 0, e;
 
 	if (!load_cuda())
 		return 2;
@@ -241,8 +241,13 @@ int main(void)
 	}
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int r = run_case(h, &cases[i], 7u + (unsigned)i);
+		computed += r != 1;
 		rc = r > rc ? r : rc;
 	}
+	if (computed)
+		printf("  (error: the largest difference from an fp64 reference, relative to the "
+		       "size of the\n  products summed; bf16's own rounding is %.1e)\n",
+		       ldexp(1, -8));
 	cu.destroy(h);
 	return rc;
 }

@@ -159,9 +159,14 @@ int main(int argc, char **argv)
 {
 	void *h[LIB_COUNT];
 
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		/* The installed command asks here: it has no meson.build to read. */
+		printf("%s\n", BF16SHIM_PACKAGE_VERSION);
+		return 0;
+	}
 	if (argc > 1) {
-		fprintf(stderr, "usage: %s   (prints what CUDA stack this machine has, for "
-			"`bf16shim doctor`)\n", argv[0]);
+		fprintf(stderr, "usage: %s [--version]   (prints what CUDA stack this machine "
+			"has, for `bf16shim doctor`)\n", argv[0]);
 		return 2;
 	}
 	for (int i = 0; i < LIB_COUNT; i++)

@@ -152,28 +152,29 @@ int ptxl_build_setp(iseq *S, const pinst *I, const pmods *M)
 	return 0;
 }
 
-/* set with 0/1 (u32, s32, f32 1.0) results is the f32 set; a bf16 result is 0 or 1.0
- * (0x3f80), made from the all-ones u32 result. */
+/* set: a u32/s32 result is the f32 set of the exact values; a bf16 result is 0 or 1.0
+ * (0x3f80) and a bf16x2 source sets each half (to 1.0, or to 0xffff for u32/s32), made
+ * from the all-ones u32 result. */
 int ptxl_build_set(iseq *S, const pinst *I, const pmods *M)
 {
 	char op[40], tail[16];
 	int withc = I->nops == 4, d = M->type[0], s = M->type[1];
 	if (I->nops != 3 && !withc)
 		return -1;
-	int bf_src = s == TY_BF16 || s == TY_BF16X2;
-	snprintf(tail, sizeof(tail), ".%s.%s", d == TY_BF16 || d == TY_BF16X2 ? "u32" : ptxl_type_word(d),
+	int bf_src = s == TY_BF16 || s == TY_BF16X2, halves = s == TY_BF16X2 ? 2 : 1;
+	snprintf(tail, sizeof(tail), ".%s.%s", d == TY_S32 ? "s32" : "u32",
 		 bf_src ? "f32" : ptxl_type_word(s));
 	if (!cmp_mnemonic(op, sizeof(op), "set", M, tail))
 		return -1;
 	iarg c = withc ? ir_opnd(3) : ir_imm(0);
 	int n = withc ? 4 : 3;
-	if (d != TY_BF16 && d != TY_BF16X2) {
+	if (halves == 1 && d != TY_BF16) {
 		iarg args[4] = { ir_opnd(0), ptxl_bf_widen(S, 1), ptxl_bf_widen(S, 2), c };
 		ptxl_ir_emit(S, 1, op, args, n);
 		return 0;
 	}
 	iarg lo[2], hi[2], r[2] = { ir_r(S), ir_r(S) };
-	int halves = d == TY_BF16X2 ? 2 : 1;
+	uint64_t one = d == TY_BF16 || d == TY_BF16X2 ? 0x3f80 : 0xffff;
 	if (halves == 2) {
 		ptxl_bf_split(S, 1, &lo[0], &hi[0]);
 		ptxl_bf_split(S, 2, &lo[1], &hi[1]);
@@ -186,7 +187,7 @@ int ptxl_build_set(iseq *S, const pinst *I, const pmods *M)
 		const iarg *x = k ? hi : lo;
 		iarg args[4] = { r[k], x[0], x[1], c };
 		ptxl_ir_emit(S, 0, op, args, n);
-		E(S, "and.b32", r[k], r[k], ir_imm(0x3f80));
+		E(S, "and.b32", r[k], r[k], ir_imm(one));
 	}
 	if (halves == 2)
 		ptxl_write32(S, 0, ptxl_bf_pack(S, r[0], r[1]));

@@ -96,8 +96,8 @@ static int target_sm(const char *s, size_t n, size_t *at, size_t *len)
 			v = v * 10 + (s[j++] - '0');
 		if (j == i + 3)
 			return 0;
-		while (j < n && s[j] >= 'a' && s[j] <= 'z')
-			j++;
+		while (j < n && ((s[j] >= 'a' && s[j] <= 'z') || (s[j] >= '0' && s[j] <= '9')))
+			j++;   /* the suffix ("a", "f"): replaced with the number */
 		*at = i + 3;
 		*len = j - *at;
 		return v;

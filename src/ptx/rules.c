@@ -128,14 +128,14 @@ static int match_cvt(const pmods *M, pmatch *m)
 	return 90;
 }
 
-/* set: a bf16 source gives u32/s32/f32/bf16 results, a bf16x2 source bf16x2 ones; a bf16
- * result may also come from any other source type. */
+/* set (as ptxas 13 takes it): a bf16 source gives u32/s32/bf16 results, a bf16x2 source
+ * u32/s32/bf16x2 ones (per half); a bf16 result may come from other source types too. */
 static int set_types_ok(int d, int s)
 {
-	if (s == TY_BF16X2 || d == TY_BF16X2)
-		return s == TY_BF16X2 && d == TY_BF16X2;
+	if (s == TY_BF16X2)
+		return d == TY_BF16X2 || d == TY_U32 || d == TY_S32;
 	if (s == TY_BF16)
-		return d == TY_U32 || d == TY_S32 || d == TY_F32 || d == TY_BF16;
+		return d == TY_U32 || d == TY_S32 || d == TY_BF16;
 	return d == TY_BF16 && s >= TY_F16 && s <= TY_B64 && s != TY_F16X2 && s != TY_S8 &&
 	       s != TY_U8;
 }

@@ -14,6 +14,7 @@ struct buf {
 	unsigned char *raw, *p;
 	size_t n;
 	int access;
+	struct buf_counts counts;
 };
 
 static struct buf bufs[MAX_BUFS];
@@ -70,6 +71,13 @@ static void *map(void *ctx, uint64_t addr, size_t bytes, int write)
 		int need = write ? BUF_RO : BUF_WO;   /* the right that must be absent */
 		if (bufs[i].access == need || bufs[i].access == BUF_NONE)
 			return NULL;
+		struct buf_counts *c = &bufs[i].counts;
+		if (write) {
+			c->written += bytes;
+		} else {
+			c->read += bytes;
+			c->reads_of_size[bytes < 16 ? bytes : 16]++;
+		}
 		return bufs[i].p + (addr - lo);
 	}
 	return NULL;
@@ -93,21 +101,54 @@ ptx_module *load_module(int sm)
 ptx_status launch(ptx_module *m, const char *name, unsigned gx, unsigned gy, unsigned gz,
 		  void **argv)
 {
+	const unsigned grid[3] = { gx, gy, gz }, block[3] = { KERNEL_BLOCK, 1, 1 };
+	return launch_shape(m, name, grid, block, 0, argv, NULL);
+}
+
+ptx_status launch_shape(ptx_module *m, const char *name, const unsigned grid[3],
+			const unsigned block[3], unsigned dyn_shmem, void **argv,
+			ptx_launch_stats *stats)
+{
 	ptx_kernel *k = ptx_module_kernel(m, name);
 	if (!k) {
 		printf("FAIL kernel %s not found\n", name);
 		fails++;
 		return PTX_ENOTFOUND;
 	}
-	const unsigned grid[3] = { gx, gy, gz }, block[3] = { KERNEL_BLOCK, 1, 1 };
 	char err[512] = "";
 	ptx_launch_stats st;
-	ptx_status s = ptx_launch(k, grid, block, 0, argv, &(ptx_mem){ .map = map }, &st, err,
-				  sizeof err);
+	if (!stats)
+		stats = &st;
+	memset(stats, 0, sizeof *stats);   /* the interpreter adds to it */
+	for (int i = 0; i < nbufs; i++)
+		memset(&bufs[i].counts, 0, sizeof bufs[i].counts);
+	ptx_status s = ptx_launch(k, grid, block, dyn_shmem, argv, &(ptx_mem){ .map = map },
+				  stats, err, sizeof err);
 	if (s != PTX_OK)
-		printf("launch %s grid (%u,%u,%u): %s: %s\n", name, gx, gy, gz, ptx_status_name(s),
-		       err);
+		printf("launch %s grid (%u,%u,%u) block (%u,%u,%u): %s: %s\n", name, grid[0],
+		       grid[1], grid[2], block[0], block[1], block[2], ptx_status_name(s), err);
 	return s;
+}
+
+struct buf_counts buf_counts(const void *p)
+{
+	for (int i = 0; i < nbufs; i++)
+		if (bufs[i].p == p)
+			return bufs[i].counts;
+	return (struct buf_counts){ 0 };
+}
+
+struct buf_counts mat_counts(const struct mat *m)
+{
+	struct buf_counts sum = { 0 };
+	for (int j = 0; j < m->nbuf; j++) {
+		struct buf_counts c = buf_counts(m->buf[j]);
+		sum.read += c.read;
+		sum.written += c.written;
+		for (int s = 0; s <= 16; s++)
+			sum.reads_of_size[s] += c.reads_of_size[s];
+	}
+	return sum;
 }
 
 unsigned grid_rows(unsigned rows)

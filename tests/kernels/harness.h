@@ -15,6 +15,13 @@
 enum { BUF_RW = 0, BUF_RO = 1, BUF_WO = 2, BUF_NONE = 3 };
 
 void *buf_alloc(size_t bytes, int access);   /* filled with 0xA5 */
+
+/* What the last launch did to a buffer (every access goes through the harness's map). */
+struct buf_counts {
+	uint64_t read, written;              /* bytes */
+	uint64_t reads_of_size[17];          /* load accesses by width in bytes (16: 16+) */
+};
+struct buf_counts buf_counts(const void *p);   /* zeros for an unknown buffer */
 void buf_access(void *p, int access);
 void buf_free_all(void);
 uint64_t dev(const void *p);                 /* the "device address" of a host pointer */
@@ -49,6 +56,7 @@ void mat_check_outside(const struct mat *m, const char *what);
 void mat_set_access(struct mat *m, int access);
 uint16_t bf16_at(const struct mat *m, unsigned b, unsigned r, unsigned c);   /* 16-bit element */
 void push_view(void **argv, int *n, struct view *v);   /* six kernel arguments */
+struct buf_counts mat_counts(const struct mat *m);       /* its item buffers, summed */
 
 /* The module loaded for device_sm (max PTX ISA 7.0, as a CUDA 11.0 driver); NULL + message
  * on failure. */
@@ -58,6 +66,11 @@ ptx_module *load_module(int sm);
  * the interpreter status; on failure prints the interpreter's message. */
 ptx_status launch(ptx_module *m, const char *name, unsigned gx, unsigned gy, unsigned gz,
 		  void **argv);
+/* The same with any block shape and dynamic shared memory; stats (may be NULL) gets the
+ * interpreter's totals, and buf_counts() then tells each buffer's share. */
+ptx_status launch_shape(ptx_module *m, const char *name, const unsigned grid[3],
+			const unsigned block[3], unsigned dyn_shmem, void **argv,
+			ptx_launch_stats *stats);
 unsigned grid_rows(unsigned rows);           /* ceil(rows / KERNEL_BLOCK), at least 1 */
 
 /* Deterministic random numbers. */

@@ -2,6 +2,7 @@
 #include "ref.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "harness.h"
 #include "kernels.h"
@@ -111,5 +112,77 @@ void check_out(int ctype, uint32_t got, float want, const char *ctx)
 			      ctx, got);
 		else
 			CHECK_BITS(got, ref_f16_rne(want), "%s (f16 of %a)", ctx, want);
+	}
+}
+
+void push_epi_extra(void **argv, int *n, struct epi_extra *e)
+{
+	argv[(*n)++] = &e->bias;
+	argv[(*n)++] = &e->bias_type;
+	argv[(*n)++] = &e->bias_along;
+	argv[(*n)++] = &e->bias_bstride;
+	argv[(*n)++] = &e->act;
+}
+
+float ref_load(int type, const void *base, uint64_t i)
+{
+	const unsigned char *p = base;
+	uint32_t v = 0;
+	if (type == KERNEL_TYPE_F32) {
+		memcpy(&v, p + 4 * i, 4);
+		return f32_of(v);
+	}
+	memcpy(&v, p + 2 * i, 2);
+	return type == KERNEL_TYPE_BF16 ? ref_bf16_to_f32((uint16_t)v) : ref_f16_to_f32((uint16_t)v);
+}
+
+double ref_gelu(double x)
+{
+	double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+	if (isnan(x))
+		return x;
+	if (x == -INFINITY)
+		return NAN;                 /* -Inf * 0 in the formula */
+	return x / (1.0 + exp(-2.0 * u));
+}
+
+/* One f32 ulp at v: 2^-149 in the subnormal range. */
+static double ulp_f32(double v)
+{
+	int e;
+	frexp(fabs(v), &e);
+	return ldexp(1.0, (e - 24 < -149) ? -149 : e - 24);
+}
+
+void check_act(int ctype, uint32_t got, float pre, uint32_t act, const char *ctx)
+{
+	if (act != KERNEL_ACT_GELU) {
+		float want = pre;
+		if (act == KERNEL_ACT_RELU)
+			want = pre > 0 ? pre : 0.0f;
+		check_out(ctype, got, want, ctx);
+		return;
+	}
+	double ref = ref_gelu(pre), tol = 4 * ulp_f32(ref);
+	if (isnan(ref) || isinf(ref)) {
+		check_out(ctype, got, (float)ref, ctx);
+		return;
+	}
+	/* The kernel rounds its f32 result to ctype once: any rounding of a value within tol. */
+	float lo = (float)(ref - tol), hi = (float)(ref + tol), g;
+	if (ctype == KERNEL_TYPE_F32) {
+		g = f32_of(got);
+		CHECK(g >= lo && g <= hi && !(pre < 0 && !signbit(g)),
+		      "%s: gelu(%a) = %a, want %a within 4 ulp", ctx, pre, g, ref);
+		return;
+	}
+	g = ctype == KERNEL_TYPE_BF16 ? ref_bf16_to_f32((uint16_t)got) : ref_f16_to_f32((uint16_t)got);
+	{
+		float glo = ctype == KERNEL_TYPE_BF16 ? ref_bf16_to_f32(ref_bf16_rne(lo)) :
+			    ref_f16_to_f32(ref_f16_rne(lo));
+		float ghi = ctype == KERNEL_TYPE_BF16 ? ref_bf16_to_f32(ref_bf16_rne(hi)) :
+			    ref_f16_to_f32(ref_f16_rne(hi));
+		CHECK(g >= glo && g <= ghi, "%s: gelu(%a) = %a, want a rounding of %a", ctx, pre, g,
+		      ref);
 	}
 }

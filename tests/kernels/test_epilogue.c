@@ -1,6 +1,7 @@
-/* Tests of bf16shim_epilogue_f32: out = alpha * d + beta * C rounded to C's type, over every
- * view shape, with host and device scalars, beta == 0 (C never read), special values and
- * round-to-nearest-even ties. */
+/* Tests of bf16shim_epilogue_f32: out = act(alpha * d + beta * C + bias) rounded to C's type,
+ * over every view shape, with host and device scalars, beta == 0 (C never read), special
+ * values and round-to-nearest-even ties; bias vectors of each type along rows and columns,
+ * ReLU, and GELU against a double evaluation of cuBLASLt's formula. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,17 +112,28 @@ static uint32_t nan_bf16(void) { return 0x7fc0; }
 static uint32_t nan_f16(void) { return 0x7e00; }
 static uint32_t (*const gen_nan[])(void) = { nan_f32, nan_bf16, nan_f16 };
 
-static ptx_status run_epi(ptx_module *mod, const struct mat *d, const struct mat *c,
-			  uint32_t ctype, float alpha, float beta, const float *alpha_dev,
-			  const float *beta_dev, unsigned gx, unsigned gy)
+/* x: the bias and activation parameters, NULL for none. */
+static ptx_status run_epi_x(ptx_module *mod, const struct mat *d, const struct mat *c,
+			    uint32_t ctype, float alpha, float beta, const float *alpha_dev,
+			    const float *beta_dev, unsigned gx, unsigned gy, struct epi_extra *x)
 {
 	uint32_t rows = c->rows, cols = c->cols;
 	uint64_t dptr = d->v.ptr, dstride = d->v.bstride;
 	uint64_t ap = alpha_dev ? dev(alpha_dev) : 0, bp = beta_dev ? dev(beta_dev) : 0;
 	struct view v = c->v;
-	void *argv[] = { &dptr, &dstride, &rows, &cols, &v.ptr, &v.array, &v.bstride, &v.ld,
-			 &v.row0, &v.col0, &ctype, &alpha, &beta, &ap, &bp };
+	struct epi_extra none = { 0 };
+	void *argv[20] = { &dptr, &dstride, &rows, &cols, &v.ptr, &v.array, &v.bstride, &v.ld,
+			   &v.row0, &v.col0, &ctype, &alpha, &beta, &ap, &bp };
+	int n = 15;
+	push_epi_extra(argv, &n, x ? x : &none);
 	return launch(mod, KERNEL_EPILOGUE_F32, gx, gy, c->batch, argv);
+}
+
+static ptx_status run_epi(ptx_module *mod, const struct mat *d, const struct mat *c,
+			  uint32_t ctype, float alpha, float beta, const float *alpha_dev,
+			  const float *beta_dev, unsigned gx, unsigned gy)
+{
+	return run_epi_x(mod, d, c, ctype, alpha, beta, alpha_dev, beta_dev, gx, gy, NULL);
 }
 
 /* Compares every element of C with the reference of its pre-launch value. */
@@ -294,6 +306,163 @@ int test_epilogue_bad_ctype(void)
 				for (unsigned r = 0; r < 40; r++)
 					CHECK(!memcmp(mat_at(&c, 0, r, col), mat_before(&c, 0, r, col), 4),
 					      "ctype %u wrote C(%u,%u)", t, r, col);
+			buf_free_all();
+		}
+		ptx_module_free(mod);
+	}
+	return fails;
+}
+
+/* ------------------------------------------------------------- bias and activation */
+static const char *const act_name[] = { "none", "relu", "gelu" };
+
+/* A bias vector for `batch` items of `len` elements, bstride apart (0: one shared). */
+static void *make_bias(int type, unsigned len, unsigned batch, uint64_t bstride,
+		       uint32_t (*gen)(void))
+{
+	size_t n = bstride ? (size_t)bstride * (batch - 1) + len : len, esz = esz_of(type);
+	unsigned char *p = buf_alloc(n * esz, BUF_RW);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = gen();
+		memcpy(p + i * esz, &v, esz);
+	}
+	buf_access(p, BUF_RO);
+	return p;
+}
+
+/* Compares C with act(alpha * d + beta * C + bias), the pre-activation in f32 in the
+ * kernel's order. */
+static void check_bias_act(const struct mat *d, const struct mat *c, int ctype, float alpha,
+			   float beta, int btype, const void *bias, const struct epi_extra *x,
+			   const char *ctx)
+{
+	for (unsigned b = 0; b < c->batch; b++)
+		for (unsigned col = 0; col < c->cols; col++)
+			for (unsigned r = 0; r < c->rows; r++) {
+				float dv, cv = value_of(ctype, mat_before(c, b, r, col));
+				memcpy(&dv, mat_at(d, b, r, col), 4);
+				float pre = ref_epilogue(alpha, dv, beta, cv);
+				if (bias) {
+					uint64_t i = b * x->bias_bstride + (x->bias_along ? col : r);
+					float bv = ref_load(btype, bias, i);
+					pre = pre + bv;
+				}
+				char e[256];
+				snprintf(e, sizeof e, "%s: b=%u r=%u c=%u d=%a C=%a pre=%a", ctx, b, r,
+					 col, dv, cv, pre);
+				check_act(ctype, bits_at(ctype, mat_at(c, b, r, col)), pre, x->act, e);
+			}
+	mat_check_outside(c, ctx);
+}
+
+static uint32_t gen_bias_f32(void) { return gen_f32(); }
+static uint32_t gen_bias_bf16(void) { return gen_bf16_special(); }
+static uint32_t gen_bias_f16(void) { return gen_f16_special(); }
+static uint32_t (*const gen_bias[])(void) = { gen_bias_f32, gen_bias_bf16, gen_bias_f16 };
+
+/* Every ctype x bias type x direction x shared or per-item vector x activation. */
+int test_epilogue_bias_act(void)
+{
+	for (int i = 0; i < n_test_sms; i++) {
+		ptx_module *mod = load_module(test_sms[i]);
+		if (!mod)
+			continue;
+		unsigned n = 0;
+		for (int t = 0; t < 3; t++)
+			for (int bt = 0; bt < 4; bt++)            /* 3: no bias */
+				for (int along = 0; along < 2; along++)
+					for (uint32_t act = 0; act < 3; act++, n++) {
+						unsigned rows = n % 2 ? 130 : 37, cols = 1 + n % 5;
+						unsigned batch = 1 + n % 3, len = along ? cols : rows;
+						uint64_t bstride = n % 4 < 2 ? 0 : len + n % 3;
+						float alpha = n % 3 ? 1.25f : -0.5f, beta = n % 5 ? 0.5f : 0;
+						struct mat d, c;
+						setup(&d, &c, t, rows, cols, batch, n % 2, n, gen_f32, gen_c[t],
+						      BUF_RW);
+						void *bias = bt < 3 ? make_bias(bt, len, batch, bstride,
+										gen_bias[bt]) : NULL;
+						struct epi_extra x = { bias ? dev(bias) : 0, bt < 3 ? bt : 0,
+								       along, bstride, act };
+						unsigned gy = n % 3 ? cols : 2;
+						char ctx[200];
+						snprintf(ctx, sizeof ctx,
+							 "sm_%d %s bias %s along %s stride %llu act %s rows=%u "
+							 "cols=%u batch=%u alpha=%g beta=%g", test_sms[i],
+							 type_name[t], bt < 3 ? type_name[bt] : "none",
+							 along ? "cols" : "rows", (unsigned long long)bstride,
+							 act_name[act], rows, cols, batch, alpha, beta);
+						CHECK(run_epi_x(mod, &d, &c, t, alpha, beta, NULL, NULL,
+								grid_rows(rows), gy, &x) == PTX_OK, "%s", ctx);
+						check_bias_act(&d, &c, t, alpha, beta, bt, bias, &x, ctx);
+						buf_free_all();
+					}
+		ptx_module_free(mod);
+	}
+	return fails;
+}
+
+/* GELU over the whole f32 line: a dense sweep of [-14, 14] (both branches of the kernel's
+ * evaluation, the -0 and x cut-offs), random values of every magnitude, and specials. */
+static unsigned gelu_i;
+static uint32_t gen_gelu(void)
+{
+	static const uint32_t specials[] = {
+		0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x00000001,
+		0x80000001, 0x007fffff, 0x807fffff, 0x7f7fffff, 0xff7fffff, 0x5f800000,
+		0xdf800000, 0xc13e0000, 0xc13f0000, 0x413e0000, 0xc1400000, 0xbe5e0000,
+		0xbe600000, 0x3e600000, 0xc0b00000, 0xc1200000, 0xc1300000, 0xc1380000,
+	};
+	unsigned i = gelu_i++;
+	if (i < sizeof specials / sizeof specials[0])
+		return specials[i];
+	if (i % 3)
+		return bits_of(-14.0f + 28.0f * (float)(rnd() % 1000000) / 1e6f);
+	return (rnd() & 0x807fffff) | (rnd() % 255) << 23;
+}
+
+int test_epilogue_gelu(void)
+{
+	for (int i = 0; i < n_test_sms; i++) {
+		ptx_module *mod = load_module(test_sms[i]);
+		if (!mod)
+			continue;
+		for (int t = 0; t < 3; t++) {
+			struct mat d, c;
+			gelu_i = 0;
+			setup(&d, &c, t, 300, 16, 2, 0, 0, gen_gelu, gen_c[t], BUF_WO);
+			struct epi_extra x = { 0, 0, 0, 0, KERNEL_ACT_GELU };
+			char ctx[64];
+			snprintf(ctx, sizeof ctx, "sm_%d gelu %s", test_sms[i], type_name[t]);
+			CHECK(run_epi_x(mod, &d, &c, t, 1, 0, NULL, NULL, 2, 7, &x) == PTX_OK, "%s",
+			      ctx);
+			check_bias_act(&d, &c, t, 1, 0, 0, NULL, &x, ctx);
+			buf_free_all();
+		}
+		ptx_module_free(mod);
+	}
+	/* The reference itself: the identity agrees with the tanh form where that is exact. */
+	for (double v = -3; v <= 3; v += 0.01) {
+		double direct = 0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+		CHECK(fabs(direct - ref_gelu(v)) <= 1e-15 * (1 + fabs(v)), "ref_gelu(%g) %a vs %a", v,
+		      ref_gelu(v), direct);
+	}
+	return fails;
+}
+
+/* A bias_type or act out of range writes nothing (C read-only: a store would fault). */
+int test_epilogue_bad_act(void)
+{
+	for (int i = 0; i < n_test_sms; i++) {
+		ptx_module *mod = load_module(test_sms[i]);
+		if (!mod)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			struct mat d, c;
+			setup(&d, &c, KERNEL_TYPE_F32, 40, 3, 1, 0, 0, gen_f32, gen_f32, BUF_RO);
+			float *bias = buf_alloc(4 * 40, BUF_RO);
+			struct epi_extra x = { dev(bias), k ? 0 : 3, 0, 0, k ? 3 : 0 };
+			CHECK(run_epi_x(mod, &d, &c, 0, 1, 1, NULL, NULL, 1, 3, &x) == PTX_OK,
+			      "sm_%d %s out of range", test_sms[i], k ? "act" : "bias_type");
 			buf_free_all();
 		}
 		ptx_module_free(mod);

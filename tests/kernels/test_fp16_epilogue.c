@@ -17,6 +17,8 @@ struct gemm {
 	uint32_t *rw, *cw;               /* row and column words */
 	unsigned m, n, k, batch;
 	uint32_t ta, tb, ctype;
+	struct epi_extra x;              /* bias and activation: zero for none */
+	const void *bias;
 };
 
 static ptx_status run_epi_scaled(ptx_module *mod, struct gemm *g, float alpha, float beta,
@@ -26,7 +28,7 @@ static ptx_status run_epi_scaled(ptx_module *mod, struct gemm *g, float alpha, f
 	uint64_t dptr = g->d.v.ptr, dstride = g->d.v.bstride, zero = 0;
 	uint64_t rw = dev(g->rw), cw = dev(g->cw);
 	struct view cv = g->c.v, av = g->a.v, bv = g->b.v;
-	void *argv[32];
+	void *argv[40];
 	int n = 0;
 	argv[n++] = &dptr;
 	argv[n++] = &dstride;
@@ -45,6 +47,7 @@ static ptx_status run_epi_scaled(ptx_module *mod, struct gemm *g, float alpha, f
 	push_view(argv, &n, &bv);
 	argv[n++] = &g->tb;
 	argv[n++] = &k;
+	push_epi_extra(argv, &n, &g->x);
 	return launch(mod, KERNEL_EPILOGUE_SCALED, gx, gy, g->batch, argv);
 }
 
@@ -86,9 +89,15 @@ static void check_gemm(const struct gemm *g, float alpha, float beta,
 				uint32_t got = 0;
 				memcpy(&got, mat_at(&g->c, b, r, c), g->c.esz);
 				float t = want_t(g, b, r, c), cv = c_value(g, b, r, c);
+				float pre = ref_epilogue(alpha, t, beta, cv);
+				if (g->bias) {
+					uint64_t i = b * g->x.bias_bstride + (g->x.bias_along ? c : r);
+					float bv = ref_load((int)g->x.bias_type, g->bias, i);
+					pre = pre + bv;
+				}
 				char e[200];
 				snprintf(e, sizeof e, "%s: b=%u r=%u c=%u t=%a C=%a", ctx, b, r, c, t, cv);
-				check_out((int)g->ctype, got, ref_epilogue(alpha, t, beta, cv), e);
+				check_act((int)g->ctype, got, pre, g->x.act, e);
 			}
 	mat_check_outside(&g->c, ctx);
 }
@@ -148,6 +157,8 @@ static void make_gemm(struct gemm *g, unsigned m, unsigned n, unsigned k, unsign
 	g->ta = ta;
 	g->tb = tb;
 	g->ctype = ctype;
+	memset(&g->x, 0, sizeof g->x);
+	g->bias = NULL;
 	mat_make(&g->a, ta ? k : m, ta ? m : k, batch, 2, arr, 1, 0, 2, 3, BUF_RO);
 	mat_make(&g->b, tb ? n : k, tb ? k : n, batch, 2, !arr, 0, 2, 1, 1, BUF_RO);
 	mat_make(&g->d, m, n, batch, 4, 0, 0, 0, 0, 0, BUF_RO);
@@ -188,6 +199,52 @@ int test_epilogue_scaled(void)
 				 g.ta ? 'T' : 'N', g.tb ? 'T' : 'N', type_name[g.ctype], alpha, beta);
 			CHECK(run_epi_scaled(mod, &g, alpha, beta, gx, gy) == PTX_OK, "%s", ctx);
 			check_gemm(&g, alpha, beta, want_t_unit, ctx);
+			buf_free_all();
+		}
+		ptx_module_free(mod);
+	}
+	return fails;
+}
+
+/* Bias vectors of each type along rows and columns, shared or per batch item, under each
+ * activation, after the scale removal and the exact recomputation of flagged outputs. */
+int test_epilogue_scaled_bias_act(void)
+{
+	static const char *const type_name[] = { "f32", "bf16", "f16" };
+	for (int i = 0; i < n_test_sms; i++) {
+		ptx_module *mod = load_module(test_sms[i]);
+		if (!mod)
+			continue;
+		for (unsigned n = 0; n < 36; n++) {
+			struct gemm g;
+			float beta = n % 4 == 3 ? 0 : 0.5f;
+			uint32_t btype = n % 3, along = n / 3 % 2, act = n / 6 % 3;
+			make_gemm(&g, n % 2 ? 130 : 33, 1 + n % 5, 1 + n % 7, 1 + n % 2, n / 4 % 2,
+				  n / 8 % 2, (n + n / 3) % 3, n % 5 < 2, beta == 0 ? BUF_WO : BUF_RW,
+				  gen_moderate_bf16, gen_moderate_bf16);
+			mat_fill(&g.d, gen_d);
+			for (unsigned w = 0; w < g.batch * g.m; w++)
+				g.rw[w] = gen_word();
+			for (unsigned w = 0; w < g.batch * g.n; w++)
+				g.cw[w] = gen_word();
+			unsigned len = along ? g.n : g.m, total = len * g.batch + 3;
+			size_t esz = btype == KERNEL_TYPE_F32 ? 4 : 2;
+			unsigned char *bias = buf_alloc(total * esz, BUF_RW);
+			for (unsigned j = 0; j < total; j++) {
+				uint32_t v = btype == KERNEL_TYPE_F32 ? gen_c32() :
+					     btype == KERNEL_TYPE_F16 ? gen_c16() : gen_moderate_bf16();
+				memcpy(bias + j * esz, &v, esz);
+			}
+			buf_access(bias, BUF_RO);
+			g.bias = bias;
+			g.x = (struct epi_extra){ dev(bias), btype, along, n % 2 ? len + 3 : 0, act };
+			char ctx[200];
+			snprintf(ctx, sizeof ctx, "sm_%d m=%u n=%u k=%u batch=%u %s bias %s along %s "
+				 "act %u", test_sms[i], g.m, g.n, g.k, g.batch, type_name[g.ctype],
+				 type_name[btype], along ? "cols" : "rows", act);
+			CHECK(run_epi_scaled(mod, &g, 1.5f, beta, grid_rows(g.m), 2) == PTX_OK, "%s",
+			      ctx);
+			check_gemm(&g, 1.5f, beta, want_t_unit, ctx);
 			buf_free_all();
 		}
 		ptx_module_free(mod);

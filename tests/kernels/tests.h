@@ -11,12 +11,23 @@
 	X(epilogue_beta_zero) \
 	X(epilogue_specials) \
 	X(epilogue_bad_ctype) \
+	X(epilogue_bias_act) \
+	X(epilogue_gelu) \
+	X(epilogue_bad_act) \
 	X(absmax) \
 	X(cast_scaled_all_patterns) \
 	X(cast_scaled_views) \
 	X(epilogue_scaled) \
 	X(epilogue_scaled_extremes) \
-	X(fp16_pipeline)
+	X(epilogue_scaled_bias_act) \
+	X(fp16_pipeline) \
+	X(small_gemm_shapes) \
+	X(small_gemm_exact) \
+	X(small_gemm_specials) \
+	X(small_gemm_overflow) \
+	X(small_gemm_load_widths) \
+	X(small_gemm_launch) \
+	X(small_gemm_traffic)
 
 #define DECLARE(name) int test_##name(void);
 KERNEL_TESTS(DECLARE)

@@ -53,7 +53,12 @@ static uint64_t round128(int neg, u128 mag, int exp, int fmt, int rnd, unsigned 
 	int shift = q - exp;
 	u128 kept;
 	int half = 0, rest = 0;
-	if (shift <= 0) {
+	if (shift > 0 && shift < 64 && !(mag >> 64)) {   /* the common case, in 64 bits */
+		uint64_t m = (uint64_t)mag, rem = m & ((1ull << shift) - 1);
+		kept = m >> shift;
+		half = (int)((rem >> (shift - 1)) & 1);
+		rest = (rem & ((1ull << (shift - 1)) - 1)) != 0;
+	} else if (shift <= 0) {
 		kept = mag << -shift;
 	} else if (shift > 128) {
 		kept = 0, rest = 1;
@@ -305,7 +310,7 @@ static uint64_t round_integral(term t, int irnd, int *neg_out)
 	uint64_t q, rem, half;
 	*neg_out = t.neg;
 	if (t.exp >= 0)
-		return t.exp > 40 ? ~0ull : t.mag << t.exp;
+		return t.exp + 63 - __builtin_clzll(t.mag) >= 64 ? ~0ull : t.mag << t.exp;
 	int s = -t.exp;
 	q = s >= 64 ? 0 : t.mag >> s;
 	rem = s >= 64 ? t.mag : t.mag & ((1ull << s) - 1);
@@ -341,8 +346,8 @@ uint16_t ex_bf16_round_integral(uint16_t h, int irnd)
 {
 	if (ex_is_nan16(h))
 		return BF16_NAN;
-	if (bf_is_inf(h) || !(h & 0x7fff))
-		return h;
+	if (bf_is_inf(h) || !(h & 0x7fff) || bf16_term(h).exp >= 0)
+		return h;   /* already integral */
 	int neg;
 	uint64_t m = round_integral(bf16_term(h), irnd, &neg);
 	return (uint16_t)round128(neg, m, 0, FMT_BF16, RND_RN, 0);

@@ -309,6 +309,15 @@ static void run(const op *o, int n, const uint64_t *A, const uint64_t *B, const 
 	case K_XOR: LOOP(a ^ b);
 	case K_ADD: LOOP(a + b);
 	case K_SELP: LOOP(c & 1 ? a : b);
+	case K_SHR_S: LOOP((uint64_t)(int64_t)((int32_t)a >> (b & 31)));
+	case K_NOT: LOOP(~a);
+	case K_SUB: LOOP(a - b);
+	case K_SETP_U32: LOOP(((a & 0xffffffffu) == (b & 0xffffffffu)) == (o->cmp == C_EQ));
+	case K_CMP:
+		if (o->setp && o->stype == 0 && o->cmp == C_NAN && !o->bop) {
+			LOOP((a & 0x7fffffffu) > 0x7f800000u || (b & 0x7fffffffu) > 0x7f800000u);
+		}
+		LOOP(eval1(o, a, b, c));
 	default: LOOP(eval1(o, a, b, c));
 	}
 }

@@ -22,7 +22,7 @@ static int exp_of(uint16_t h)   /* exponent of the leading bit of a finite nonze
 	return -133 + (31 - __builtin_clz(h & 0x7fu));
 }
 
-static uint16_t finite(uint64_t *rng)
+static uint16_t finite_bf16(uint64_t *rng)
 {
 	uint16_t h;
 	do
@@ -42,7 +42,7 @@ static void fma_case(uint64_t *rng, uint16_t *a, uint16_t *b, uint16_t *c)
 		*a = rng_bf16(rng), *b = rng_bf16(rng), *c = rng_bf16(rng);
 		return;
 	case 2: {
-		*c = finite(rng);
+		*c = finite_bf16(rng);
 		int e = exp_of(*c) - 8 - (int)((r >> 8) % 2);
 		*a = bf16_of(neg, (unsigned)((r >> 16) % 128) * 2 + 1, 0);
 		*b = bf16_of(0, 1, e);
@@ -63,7 +63,7 @@ static void fma_case(uint64_t *rng, uint16_t *a, uint16_t *b, uint16_t *c)
 		return;
 	}
 	case 4: {
-		*a = finite(rng), *b = finite(rng);
+		*a = finite_bf16(rng), *b = finite_bf16(rng);
 		double p = ex_bf16_value(*a) * ex_bf16_value(*b);   /* exact */
 		float f = (float)(-p);
 		uint32_t u;
@@ -136,7 +136,7 @@ static void pair_case(uint64_t *rng, int op, uint16_t *a, uint16_t *b)
 		*a = rng_bf16(rng), *b = rng_bf16(rng);
 		return;
 	case 1:
-		*a = finite(rng);
+		*a = finite_bf16(rng);
 		if (op == OP_MUL) {
 			unsigned x, y;
 			do {
@@ -150,7 +150,7 @@ static void pair_case(uint64_t *rng, int op, uint16_t *a, uint16_t *b)
 		}
 		return;
 	case 2:
-		*a = finite(rng);
+		*a = finite_bf16(rng);
 		*b = bf16_of(neg, 1 + (unsigned)((r >> 16) % 255), exp_of(*a) - 8 - (int)((r >> 8) % 33));
 		return;
 	default:

@@ -96,9 +96,9 @@ int test_compare(int argc, char **argv)
 	uint64_t rng = 32;
 	for (size_t ci = 0; ci < sizeof(cmps) / sizeof(cmps[0]); ci++) {
 		for (int form = 0; form < 7; form++) {
-			/* 0 setp, 1 setp x2 p|q, 2 set.u32, 3 set.f32, 4 set.bf16, 5 set.bf16x2,
-			 * 6 set.bf16 from s32 sources */
-			int bk = (int)(ci % 4), x2 = form == 1 || form == 5;
+			/* 0 setp, 1 setp x2 p|q, 2 set.u32, 3 set.s32 from bf16x2, 4 set.bf16, 5 set.bf16x2,
+			 * 6 set.bf16 from u32 sources */
+			int bk = (int)(ci % 4), x2 = form == 1 || form == 3 || form == 5;
 			const char *bop = bops[bk];
 			char stmt[96], tail[32] = "";
 			runner R;
@@ -108,10 +108,10 @@ int test_compare(int argc, char **argv)
 			case 0: snprintf(stmt, sizeof(stmt), "setp.%s%s.bf16 %%p1, %%rs2, %%rs3%s;", cmps[ci], bop, tail); break;
 			case 1: snprintf(stmt, sizeof(stmt), "setp.%s%s.bf16x2 %%p1|%%p2, %%r2, %%r3%s;", cmps[ci], bop, tail); break;
 			case 2: snprintf(stmt, sizeof(stmt), "set.%s%s.u32.bf16 %%r1, %%rs2, %%rs3%s;", cmps[ci], bop, tail); break;
-			case 3: snprintf(stmt, sizeof(stmt), "set.%s%s.f32.bf16 %%f1, %%rs2, %%rs3%s;", cmps[ci], bop, tail); break;
+			case 3: snprintf(stmt, sizeof(stmt), "set.%s%s.s32.bf16x2 %%r1, %%r2, %%r3%s;", cmps[ci], bop, tail); break;
 			case 4: snprintf(stmt, sizeof(stmt), "set.%s%s.bf16.bf16 %%rs1, %%rs2, %%rs3%s;", cmps[ci], bop, tail); break;
 			case 5: snprintf(stmt, sizeof(stmt), "set.%s%s.bf16x2.bf16x2 %%r1, %%r2, %%r3%s;", cmps[ci], bop, tail); break;
-			default: snprintf(stmt, sizeof(stmt), "set.%s%s.bf16.s32 %%rs1, %%r2, %%r3%s;", cmps[ci], bop, tail); break;
+			default: snprintf(stmt, sizeof(stmt), "set.%s%s.bf16.u32 %%rs1, %%r2, %%r3%s;", cmps[ci], bop, tail); break;
 			}
 			if (form == 6 && ci >= 6)
 				continue;   /* unordered compares are for floating point */
@@ -132,11 +132,11 @@ int test_compare(int argc, char **argv)
 				case 0: want = (uint64_t)lo; break;
 				case 1: got = R.buf[0][1][l] | R.buf[0][2][l] << 1; want = (uint64_t)(lo | hi << 1); break;
 				case 2: want = lo ? 0xffffffffu : 0; break;
-				case 3: want = lo ? 0x3f800000u : 0; break;
+				case 3: want = (lo ? 0xffffu : 0) | (hi ? 0xffff0000u : 0); break;
 				case 4: want = lo ? 0x3f80 : 0; break;
 				case 5: want = (lo ? 0x3f80u : 0) | (hi ? 0x3f800000u : 0); break;
 				default: {
-					int32_t x = (int32_t)A, y = (int32_t)B;
+					uint32_t x = (uint32_t)A, y = (uint32_t)B;
 					int v = !strcmp(cmps[ci], "eq") ? x == y : !strcmp(cmps[ci], "ne") ? x != y
 						: !strcmp(cmps[ci], "lt") ? x < y : !strcmp(cmps[ci], "le") ? x <= y
 						: !strcmp(cmps[ci], "gt") ? x > y : x >= y;

@@ -68,6 +68,9 @@ sim_err sim_module_load(const void *image, size_t len, sim_module **out, const c
 		free(m);
 		return st == PTX_EVERSION ? SIM_EPTXVERSION : st == PTX_ENOMEM ? SIM_ENOMEM : SIM_EPTX;
 	}
+	/* A kernel that never ends must not hang a test run: 2^34 thread-instructions is
+	 * minutes of interpretation, far beyond any test. */
+	ptx_module_set_step_limit(m->ptx, (uint64_t)1 << 34);
 	m->nglobals = ptx_module_global_count(m->ptx);
 	m->globals = calloc((size_t)m->nglobals + 1, sizeof *m->globals);
 	if (!m->globals)
@@ -181,10 +184,18 @@ static void *map_global(void *ctx, uint64_t addr, size_t bytes, int write)
 	return sim_mem_map(addr, bytes, write, "kernel global");
 }
 
+/* Silent probe: lets the interpreter map a whole warp's range at once. */
+static void *try_map_global(void *ctx, uint64_t addr, size_t bytes, int write)
+{
+	(void)ctx;
+	(void)write;
+	return sim_mem_try_map(addr, bytes);
+}
+
 static sim_err launch_run(sim_op *op)
 {
 	struct launch_op *lo = (struct launch_op *)op;
-	ptx_mem mem = {.map = map_global, .ctx = NULL};
+	ptx_mem mem = {.map = map_global, .ctx = NULL, .try_map = try_map_global};
 	ptx_launch_stats st = {0};
 	char err[512];
 	ptx_status ps;

@@ -1,5 +1,6 @@
 /* bench_ptx.c: interpreter speed on the test kernels at the sizes the project's own kernels
- * use (about a million elements), in thread-instructions per second.
+ * use (about a million elements), in thread-instructions per second, with a ptx_mem that
+ * maps a warp's whole access range at once (try_map) and, for saxpy, one that does not.
  *   usage: bench_ptx KERNELS_DIR */
 #include <time.h>
 
@@ -12,6 +13,8 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static int with_try_map = 1;
+
 static void bench(const char *file, const char *kernel, unsigned grid, unsigned block,
 		  unsigned shmem, void **params, tmem *t)
 {
@@ -20,15 +23,16 @@ static void bench(const char *file, const char *kernel, unsigned grid, unsigned 
 		return;
 	ptx_kernel *k = ptx_module_kernel(m, kernel);
 	unsigned g[3] = { grid, 1, 1 }, b[3] = { block, 1, 1 };
-	ptx_mem mem = tmem_iface(t, 1);
+	ptx_mem mem = tmem_iface(t, with_try_map);
 	ptx_launch_stats st = { 0 };
 	char err[512];
 	double t0 = now();
 	ptx_status s = ptx_launch(k, g, b, shmem, params, &mem, &st, err, sizeof(err));
 	double dt = now() - t0;
 	CHECK(s == PTX_OK, "%s: %s", kernel, err);
-	printf("%-12s %4u x %4u threads: %10llu thread-instructions in %6.3f s = %6.1f M/s\n",
-	       kernel, grid, block, (unsigned long long)st.instructions, dt,
+	printf("%-12s%s %4u x %4u threads: %10llu thread-instructions in %6.3f s = %6.1f M/s\n",
+	       kernel, with_try_map ? "" : " (map per lane)", grid, block,
+	       (unsigned long long)st.instructions, dt,
 	       (double)st.instructions / dt / 1e6);
 	ptx_module_free(m);
 }
@@ -45,6 +49,9 @@ int main(int argc, char **argv)
 		hx[i] = rndf();
 	float a = 2.0f, eps = 1e-5f, bias = 0.5f;
 	void *saxpy[] = { &n, &a, &x, &y };
+	with_try_map = 0;
+	bench("elementwise.ptx", "saxpy", 1024, 256, 0, saxpy, &t);
+	with_try_map = 1;
 	bench("elementwise.ptx", "saxpy", 1024, 256, 0, saxpy, &t);
 	int cols = 1024;
 	void *rms[] = { &cols, &eps, &x, &w, &y };

@@ -14,7 +14,7 @@ static const char *const sreg_names[SR_COUNT] = {
 int ptx__bind(pparse *P, const char *name, uint32_t len, int kind, uint32_t val,
 	      uint32_t count)
 {
-	pbind *b = pgrow(P, P->binds, &P->binds_cap, P->nbinds + 1, sizeof(pbind));
+	pbind *b = ptx__grow(P, P->binds, &P->binds_cap, P->nbinds + 1, sizeof(pbind));
 	if (!b)
 		return -1;
 	P->binds = b;
@@ -24,10 +24,10 @@ int ptx__bind(pparse *P, const char *name, uint32_t len, int kind, uint32_t val,
 	n->kind = (uint8_t)kind;
 	n->val = val;
 	n->count = count;
-	n->prev = map_get(&P->scoped, name, len);
+	n->prev = ptx__map_get(&P->scoped, name, len);
 	n->depth = P->depth;
-	if (map_put(&P->scoped, name, len, (int32_t)P->nbinds))
-		return perr(P, P->L.line, PTX_ENOMEM, "out of memory");
+	if (ptx__map_put(&P->scoped, name, len, (int32_t)P->nbinds))
+		return ptx__perr(P, P->L.line, PTX_ENOMEM, "out of memory");
 	P->nbinds++;
 	return 0;
 }
@@ -36,7 +36,7 @@ static void pop_scope(pparse *P)
 {
 	while (P->nbinds && P->binds[P->nbinds - 1].depth == P->depth) {
 		pbind *b = &P->binds[--P->nbinds];
-		map_put(&P->scoped, b->name, b->len, b->prev);
+		ptx__map_put(&P->scoped, b->name, b->len, b->prev);
 	}
 	P->depth--;
 }
@@ -125,7 +125,7 @@ void ptx__negate_literal(popnd *o)
  * or (not yet known) a label. */
 static void lookup(pparse *P, const char *s, uint32_t n, popnd *o)
 {
-	int32_t bi = map_get(&P->scoped, s, n);
+	int32_t bi = ptx__map_get(&P->scoped, s, n);
 	if (bi >= 0 && P->binds[bi].kind != B_RANGE) {
 		pbind *b = &P->binds[bi];
 		if (b->kind == B_REG) {
@@ -144,7 +144,7 @@ static void lookup(pparse *P, const char *s, uint32_t n, popnd *o)
 		uint32_t num = 0;
 		for (uint32_t i = k; i < n; i++)
 			num = num * 10 + (uint32_t)(s[i] - '0');
-		for (bi = map_get(&P->scoped, s, k); bi >= 0; bi = P->binds[bi].prev) {
+		for (bi = ptx__map_get(&P->scoped, s, k); bi >= 0; bi = P->binds[bi].prev) {
 			pbind *b = &P->binds[bi];
 			if (b->kind == B_RANGE && num < b->count) {
 				o->kind = O_REG;
@@ -162,7 +162,7 @@ static void lookup(pparse *P, const char *s, uint32_t n, popnd *o)
 			}
 		}
 	}
-	int32_t mi = map_get(&P->modnames, s, n);
+	int32_t mi = ptx__map_get(&P->modnames, s, n);
 	if (mi >= 0 && (mi & FUNC_TAG)) {
 		o->kind = O_FUNC;
 		o->sym = mi & ~FUNC_TAG;
@@ -186,7 +186,7 @@ static int signed_number(pparse *P, int64_t *v)
 	}
 	popnd o;
 	if (ptx__parse_number(t, &o) || o.kind != O_IMM)
-		return perr(P, t.line, PTX_ESYNTAX, "syntax error: expected an integer");
+		return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error: expected an integer");
 	*v = neg ? (int64_t)(0 - (uint64_t)o.imm) : o.imm;
 	return 0;
 }
@@ -206,14 +206,14 @@ static int parse_addr(pparse *P, popnd *o)
 		else if (b.kind == O_SYM)
 			o->sym = b.sym;
 		else
-			return perr(P, t.line, PTX_ESYNTAX, "Unknown symbol '%.*s'", (int)t.n, t.s);
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "Unknown symbol '%.*s'", (int)t.n, t.s);
 	} else if (t.k == TK_NUM) {
 		popnd b;
 		if (ptx__parse_number(t, &b) || b.kind != O_IMM)
-			return perr(P, t.line, PTX_ESYNTAX, "bad address");
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "bad address");
 		o->imm = b.imm;
 	} else {
-		return perr(P, t.line, PTX_ESYNTAX, "syntax error in address");
+		return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error in address");
 	}
 	t = lx_peek(&P->L);
 	if (lx_punct(t, '+') || lx_punct(t, '-')) {
@@ -225,7 +225,7 @@ static int parse_addr(pparse *P, popnd *o)
 	}
 	t = lx_next(&P->L);
 	if (!lx_punct(t, ']'))
-		return perr(P, t.line, PTX_ESYNTAX, "syntax error: expected ']'");
+		return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error: expected ']'");
 	return 0;
 }
 
@@ -242,7 +242,7 @@ static int parse_group(pparse *P, popnd *o, char close, int kind, int depth)
 	}
 	for (;;) {
 		if (P->nelems >= MAX_ELEMS)
-			return perr(P, P->L.line, PTX_ESYNTAX, "too many operands");
+			return ptx__perr(P, P->L.line, PTX_ESYNTAX, "too many operands");
 		popnd *e = &P->elems[P->nelems++];
 		o->n++;
 		if (parse_operand(P, e, depth + 1))
@@ -251,7 +251,7 @@ static int parse_group(pparse *P, popnd *o, char close, int kind, int depth)
 		if (lx_punct(t, close))
 			return 0;
 		if (!lx_punct(t, ','))
-			return perr(P, t.line, PTX_ESYNTAX, "syntax error in operand list");
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error in operand list");
 	}
 }
 
@@ -262,23 +262,23 @@ static int parse_operand(pparse *P, popnd *o, int depth)
 	o->sym = -1;
 	ptok t = lx_next(&P->L);
 	if (depth > 1)
-		return perr(P, t.line, PTX_ESYNTAX, "nested operand lists");
+		return ptx__perr(P, t.line, PTX_ESYNTAX, "nested operand lists");
 	if (lx_punct(t, '!')) {
 		o->neg = 1;
 		t = lx_next(&P->L);
 		if (t.k != TK_ID)
-			return perr(P, t.line, PTX_ESYNTAX, "syntax error after '!'");
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error after '!'");
 	}
 	if (lx_punct(t, '-')) {
 		t = lx_next(&P->L);
 		if (ptx__parse_number(t, o))
-			return perr(P, t.line, PTX_ESYNTAX, "syntax error: bad number");
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error: bad number");
 		ptx__negate_literal(o);
 		return 0;
 	}
 	if (t.k == TK_NUM) {
 		if (ptx__parse_number(t, o))
-			return perr(P, t.line, PTX_ESYNTAX, "syntax error: bad number '%.*s'",
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error: bad number '%.*s'",
 				    (int)(t.n > 40 ? 40 : t.n), t.s);
 		return 0;
 	}
@@ -289,7 +289,7 @@ static int parse_operand(pparse *P, popnd *o, int depth)
 	if (lx_punct(t, '('))
 		return parse_group(P, o, ')', O_LIST, depth);
 	if (t.k != TK_ID || t.s[0] == '.' || t.n > MAX_NAME)
-		return perr(P, t.line, PTX_ESYNTAX, "syntax error: unexpected '%.*s'",
+		return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error: unexpected '%.*s'",
 			    (int)(t.n > 40 ? 40 : t.n), t.s);
 	if (t.n == 1 && t.s[0] == '_') {
 		o->kind = O_SINK;
@@ -308,7 +308,7 @@ static int parse_operand(pparse *P, popnd *o, int depth)
 		if (q.k == TK_ID)
 			lookup(P, q.s, q.n, &r);
 		if (r.kind != O_REG)
-			return perr(P, q.line, PTX_ESYNTAX, "syntax error after '|'");
+			return ptx__perr(P, q.line, PTX_ESYNTAX, "syntax error after '|'");
 		o->reg2 = r.reg;
 	} else if ((o->kind == O_SYM || o->kind == O_NAME) && lx_punct(lx_peek(&P->L), '+')) {
 		lx_next(&P->L);
@@ -337,12 +337,12 @@ static int parse_reg(pparse *P, pfunc *f)
 	ptok t = lx_next(&P->L);
 	int bits = bits_of(t);
 	if (!bits)
-		return perr(P, t.line, PTX_EUNKNOWN, "Unsupported register type '%.*s'",
+		return ptx__perr(P, t.line, PTX_EUNKNOWN, "Unsupported register type '%.*s'",
 			    (int)(t.n > 40 ? 40 : t.n), t.s);
 	for (;;) {
 		ptok nm = lx_next(&P->L);
 		if (nm.k != TK_ID || nm.s[0] == '.' || nm.n > MAX_NAME)
-			return perr(P, nm.line, PTX_ESYNTAX, "syntax error: expected a register name");
+			return ptx__perr(P, nm.line, PTX_ESYNTAX, "syntax error: expected a register name");
 		uint64_t count = 1;
 		int range = lx_punct(lx_peek(&P->L), '<');
 		if (range) {
@@ -351,16 +351,14 @@ static int parse_reg(pparse *P, pfunc *f)
 			popnd o;
 			if (ptx__parse_number(c, &o) || o.kind != O_IMM || o.imm < 0 ||
 			    !lx_punct(lx_next(&P->L), '>'))
-				return perr(P, c.line, PTX_ESYNTAX, "syntax error in register range");
+				return ptx__perr(P, c.line, PTX_ESYNTAX, "syntax error in register range");
 			count = (uint64_t)o.imm;
 		}
 		if (f->ngpr + count > MAX_SLOTS)
-			return perr(P, nm.line, PTX_ESYNTAX, "too many registers");
-		uint32_t cap = f->ngpr;
+			return ptx__perr(P, nm.line, PTX_ESYNTAX, "too many registers");
 		uint8_t *gb = realloc(f->gpr_bits, (size_t)(f->ngpr + count) + 1);
 		if (!gb)
-			return perr(P, nm.line, PTX_ENOMEM, "out of memory");
-		(void)cap;
+			return ptx__perr(P, nm.line, PTX_ENOMEM, "out of memory");
 		f->gpr_bits = gb;
 		memset(gb + f->ngpr, bits, (size_t)count);
 		if (ptx__bind(P, nm.s, nm.n, range ? B_RANGE : B_REG, f->ngpr, (uint32_t)count))
@@ -370,7 +368,7 @@ static int parse_reg(pparse *P, pfunc *f)
 		if (lx_punct(s, ';'))
 			return 0;
 		if (!lx_punct(s, ','))
-			return perr(P, s.line, PTX_ESYNTAX, "syntax error in .reg");
+			return ptx__perr(P, s.line, PTX_ESYNTAX, "syntax error in .reg");
 	}
 }
 
@@ -379,18 +377,18 @@ static int parse_instruction(pparse *P, ptok op, uint32_t guard, int gneg)
 	int nops = 0;
 	P->nelems = 0;
 	if (op.n > 200)
-		return perr(P, op.line, PTX_EUNKNOWN, "Unknown instruction '%.40s...'", op.s);
+		return ptx__perr(P, op.line, PTX_EUNKNOWN, "Unknown instruction '%.40s...'", op.s);
 	if (!lx_punct(lx_peek(&P->L), ';')) {
 		for (;;) {
 			if (nops >= MAX_OPS)
-				return perr(P, op.line, PTX_ESYNTAX, "too many operands");
+				return ptx__perr(P, op.line, PTX_ESYNTAX, "too many operands");
 			if (parse_operand(P, &P->ops[nops++], 0))
 				return -1;
 			ptok t = lx_next(&P->L);
 			if (lx_punct(t, ';'))
 				break;
 			if (!lx_punct(t, ','))
-				return perr(P, t.line, PTX_ESYNTAX,
+				return ptx__perr(P, t.line, PTX_ESYNTAX,
 					    "syntax error: expected ',' or ';' after operand of '%.*s'",
 					    (int)op.n, op.s);
 		}
@@ -398,20 +396,20 @@ static int parse_instruction(pparse *P, ptok op, uint32_t guard, int gneg)
 		lx_next(&P->L);
 	}
 	if (P->m->ncode >= MAX_INSNS)
-		return perr(P, op.line, PTX_ESYNTAX, "too many instructions");
+		return ptx__perr(P, op.line, PTX_ESYNTAX, "too many instructions");
 	return ptx__decode(P, guard, gneg, op, nops, op.line);
 }
 
 static int parse_label(pparse *P, ptok t)
 {
 	lx_next(&P->L);   /* ':' */
-	if (map_get(&P->labels, t.s, t.n) >= 0)
-		return perr(P, t.line, PTX_ESYNTAX, "duplicate label '%.*s'", (int)t.n, t.s);
-	if (map_put(&P->labels, t.s, t.n, (int32_t)P->m->ncode))
-		return perr(P, t.line, PTX_ENOMEM, "out of memory");
+	if (ptx__map_get(&P->labels, t.s, t.n) >= 0)
+		return ptx__perr(P, t.line, PTX_ESYNTAX, "duplicate label '%.*s'", (int)t.n, t.s);
+	if (ptx__map_put(&P->labels, t.s, t.n, (int32_t)P->m->ncode))
+		return ptx__perr(P, t.line, PTX_ENOMEM, "out of memory");
 	ptok d = lx_peek(&P->L);
 	if (lx_is(d, ".branchtargets") || lx_is(d, ".calltargets") || lx_is(d, ".callprototype"))
-		return perr(P, d.line, PTX_EUNKNOWN, "Unsupported directive '%.*s'", (int)d.n, d.s);
+		return ptx__perr(P, d.line, PTX_EUNKNOWN, "Unsupported directive '%.*s'", (int)d.n, d.s);
 	return 0;
 }
 
@@ -421,7 +419,7 @@ int ptx__parse_body(pparse *P, uint32_t fi)
 	pfunc *f = &m->funcs[fi];
 	f->defined = 1;
 	f->first = m->ncode;
-	map_free(&P->labels);
+	ptx__map_free(&P->labels);
 	P->nfixups = 0;
 	P->depth = 1;
 	for (uint32_t i = 0; i < f->nrets + f->nparams; i++) {
@@ -434,10 +432,10 @@ int ptx__parse_body(pparse *P, uint32_t fi)
 		ptok t = lx_next(&P->L);
 		f = &m->funcs[fi];
 		if (t.k == TK_EOF)
-			return perr(P, t.line, PTX_ESYNTAX, "unexpected end of input in '%s'", f->name);
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "unexpected end of input in '%s'", f->name);
 		if (lx_punct(t, '{')) {
 			if (P->depth >= MAX_NEST)
-				return perr(P, t.line, PTX_ESYNTAX, "blocks nested too deeply");
+				return ptx__perr(P, t.line, PTX_ESYNTAX, "blocks nested too deeply");
 			P->depth++;
 		} else if (lx_punct(t, '}')) {
 			pop_scope(P);
@@ -455,10 +453,10 @@ int ptx__parse_body(pparse *P, uint32_t fi)
 			if (r.k == TK_ID)
 				lookup(P, r.s, r.n, &g);
 			if (g.kind != O_REG || TAG_KIND(g.reg) != TAG_GPR)
-				return perr(P, r.line, PTX_ESYNTAX, "syntax error: bad guard predicate");
+				return ptx__perr(P, r.line, PTX_ESYNTAX, "syntax error: bad guard predicate");
 			ptok op = lx_next(&P->L);
 			if (op.k != TK_ID || op.s[0] == '.')
-				return perr(P, op.line, PTX_ESYNTAX, "syntax error: expected an instruction");
+				return ptx__perr(P, op.line, PTX_ESYNTAX, "syntax error: expected an instruction");
 			if (parse_instruction(P, op, g.reg, neg))
 				return -1;
 		} else if (t.k == TK_ID && t.s[0] == '.') {
@@ -474,12 +472,12 @@ int ptx__parse_body(pparse *P, uint32_t fi)
 			} else if (lx_is(t, ".pragma")) {
 				ptok s = lx_next(&P->L);
 				if (s.k != TK_STR || !lx_punct(lx_next(&P->L), ';'))
-					return perr(P, s.line, PTX_ESYNTAX, "syntax error after .pragma");
+					return ptx__perr(P, s.line, PTX_ESYNTAX, "syntax error after .pragma");
 			} else if (lx_is(t, ".loc") || lx_is(t, ".file")) {
 				while (lx_peek(&P->L).k != TK_EOF && lx_peek(&P->L).line == t.line)
 					lx_next(&P->L);
 			} else {
-				return perr(P, t.line, PTX_EUNKNOWN, "Unknown directive '%.*s'",
+				return ptx__perr(P, t.line, PTX_EUNKNOWN, "Unknown directive '%.*s'",
 					    (int)(t.n > 40 ? 40 : t.n), t.s);
 			}
 		} else if (t.k == TK_ID && lx_punct(lx_peek(&P->L), ':')) {
@@ -489,7 +487,7 @@ int ptx__parse_body(pparse *P, uint32_t fi)
 			if (parse_instruction(P, t, NOREG, 0))
 				return -1;
 		} else {
-			return perr(P, t.line, PTX_ESYNTAX, "syntax error: unexpected '%.*s'",
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error: unexpected '%.*s'",
 				    (int)(t.n > 40 ? 40 : t.n), t.s);
 		}
 	}

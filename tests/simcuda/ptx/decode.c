@@ -143,14 +143,14 @@ int ptx__decode(pparse *P, uint32_t guard, int gneg, ptok op, int nops, int line
 			cap *= 2;
 		char *p = realloc(m->pool, cap);
 		if (!p)
-			return perr(P, line, PTX_ENOMEM, "out of memory");
+			return ptx__perr(P, line, PTX_ENOMEM, "out of memory");
 		m->pool = p;
 		m->pool_cap = cap;
 	}
 	memcpy(m->pool + pos, op.s, op.n);
 	m->pool[pos + op.n] = 0;
 	m->npool += op.n + 1;
-	pinsn *code = pgrow(P, m->code, &m->code_cap, m->ncode + 1, sizeof(pinsn));
+	pinsn *code = ptx__grow(P, m->code, &m->code_cap, m->ncode + 1, sizeof(pinsn));
 	if (!code)
 		return -1;
 	m->code = code;
@@ -208,7 +208,7 @@ int ptx__finish_function(pparse *P, uint32_t fi)
 {
 	ptx_module *m = P->m;
 	/* Falling off the end returns, like an implicit ret. */
-	pinsn *code = pgrow(P, m->code, &m->code_cap, m->ncode + 1, sizeof(pinsn));
+	pinsn *code = ptx__grow(P, m->code, &m->code_cap, m->ncode + 1, sizeof(pinsn));
 	if (!code)
 		return -1;
 	m->code = code;
@@ -229,15 +229,15 @@ int ptx__finish_function(pparse *P, uint32_t fi)
 	f->ninsn = m->ncode - f->first;
 	for (uint32_t i = 0; i < P->nfixups; i++) {
 		pfixup *x = &P->fixups[i];
-		int32_t pc = map_get(&P->labels, x->name, x->len);
+		int32_t pc = ptx__map_get(&P->labels, x->name, x->len);
 		if (pc < 0)
-			return perr(P, x->line, PTX_ESYNTAX, "Unknown label '%.*s'", (int)x->len, x->name);
+			return ptx__perr(P, x->line, PTX_ESYNTAX, "Unknown label '%.*s'", (int)x->len, x->name);
 		m->code[x->insn].target = (uint32_t)pc;
 	}
 	P->nfixups = 0;
 	uint64_t slots = (uint64_t)f->ngpr + f->nsreg + f->nconst + 1;
 	if (slots > MAX_SLOTS)
-		return perr(P, f->line, PTX_ESYNTAX, "function '%s' uses too many registers", f->name);
+		return ptx__perr(P, f->line, PTX_ESYNTAX, "function '%s' uses too many registers", f->name);
 	f->nslots = (uint32_t)slots;
 	int bad = 0;
 	for (uint32_t pc = f->first; pc < m->ncode; pc++) {
@@ -249,6 +249,6 @@ int ptx__finish_function(pparse *P, uint32_t fi)
 		in->guard = slot_of(f, in->guard, &bad);
 	}
 	if (bad)
-		return perr(P, f->line, PTX_ESYNTAX, "internal error: bad register reference");
+		return ptx__perr(P, f->line, PTX_ESYNTAX, "internal error: bad register reference");
 	return 0;
 }

@@ -20,10 +20,10 @@ static int visit(pparse *P, ptx_kernel *k, uint8_t *state, uint32_t f, int depth
 	if (state[f] == 2)
 		return 0;
 	if (state[f] == 1 || depth > MAX_CALL_DEPTH)
-		return perr(P, m->funcs[f].line, PTX_EUNKNOWN,
+		return ptx__perr(P, m->funcs[f].line, PTX_EUNKNOWN,
 			    "recursive call to '%s' is not supported", m->funcs[f].name);
 	if (!m->funcs[f].defined)
-		return perr(P, m->funcs[f].line, PTX_EUNKNOWN, "Unresolved extern function '%s'",
+		return ptx__perr(P, m->funcs[f].line, PTX_EUNKNOWN, "Unresolved extern function '%s'",
 			    m->funcs[f].name);
 	state[f] = 1;
 	k->reach[k->nreach++] = f;
@@ -40,7 +40,7 @@ static int layout_one(pparse *P, uint32_t fi, uint8_t *state, uint8_t *reach_mas
 	pfunc *e = &m->funcs[fi];
 	ptx_kernel *k = calloc(1, sizeof(*k));
 	if (!k)
-		return perr(P, e->line, PTX_ENOMEM, "out of memory");
+		return ptx__perr(P, e->line, PTX_ENOMEM, "out of memory");
 	m->kernels[fi] = k;
 	k->m = m;
 	k->func = fi;
@@ -48,7 +48,7 @@ static int layout_one(pparse *P, uint32_t fi, uint8_t *state, uint8_t *reach_mas
 	k->reach = malloc(m->nfuncs * sizeof(uint32_t));
 	k->symaddr = calloc(m->nsyms ? m->nsyms : 1, sizeof(uint64_t));
 	if (!k->fbase || !k->reach || !k->symaddr)
-		return perr(P, e->line, PTX_ENOMEM, "out of memory");
+		return ptx__perr(P, e->line, PTX_ENOMEM, "out of memory");
 	memset(state, 0, m->nfuncs);
 	if (visit(P, k, state, fi, 0))
 		return -1;
@@ -63,13 +63,13 @@ static int layout_one(pparse *P, uint32_t fi, uint8_t *state, uint8_t *reach_mas
 		slots += m->funcs[f].nslots;
 	}
 	if (slots > MAX_KERNEL_SLOTS)
-		return perr(P, e->line, PTX_ESYNTAX, "kernel '%s' uses too many registers", e->name);
+		return ptx__perr(P, e->line, PTX_ESYNTAX, "kernel '%s' uses too many registers", e->name);
 	k->nslots = (uint32_t)slots;
 
 	/* Module-scope shared/local variables a reached function names. */
 	uint8_t *used = calloc(m->nsyms ? m->nsyms : 1, 1);
 	if (!used)
-		return perr(P, e->line, PTX_ENOMEM, "out of memory");
+		return ptx__perr(P, e->line, PTX_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < k->nreach; i++) {
 		pfunc *f = &m->funcs[k->reach[i]];
 		for (uint32_t c = 0; c < f->nconst; c++)
@@ -98,7 +98,7 @@ static int layout_one(pparse *P, uint32_t fi, uint8_t *state, uint8_t *reach_mas
 		}
 		if (sh > MAX_SHARED_BYTES || loc > MAX_LOCAL_BYTES) {
 			free(used);
-			return perr(P, e->line, PTX_ESYNTAX, "kernel '%s' uses too much %s memory",
+			return ptx__perr(P, e->line, PTX_ESYNTAX, "kernel '%s' uses too much %s memory",
 				    e->name, sh > MAX_SHARED_BYTES ? "shared" : "local");
 		}
 	}
@@ -134,25 +134,34 @@ static int check_calls(pparse *P)
 		const pcall *c = &m->calls[in->aux];
 		const pfunc *f = &m->funcs[c->callee];
 		if (f->entry)
-			return perr(P, in->line, PTX_ESYNTAX, "call to kernel '%s'", f->name);
+			return ptx__perr(P, in->line, PTX_ESYNTAX, "call to kernel '%s'", f->name);
 		if (c->nargs != f->nparams || c->nrets > f->nrets)
-			return perr(P, in->line, PTX_ESYNTAX, "call to '%s' with wrong arguments",
+			return ptx__perr(P, in->line, PTX_ESYNTAX, "call to '%s' with wrong arguments",
 				    f->name);
 	}
 	return 0;
 }
+
+/* Each kernel keeps per-function and per-symbol tables: bound their total size. */
+#define MAX_LAYOUT_ENTRIES (1ull << 25)
 
 int ptx__layout_kernels(pparse *P)
 {
 	ptx_module *m = P->m;
 	if (check_calls(P))
 		return -1;
+	uint64_t entries = 0;
+	for (uint32_t i = 0; i < m->nfuncs; i++)
+		entries += m->funcs[i].entry;
+	if (entries * ((uint64_t)m->nfuncs + m->nsyms) > MAX_LAYOUT_ENTRIES)
+		return ptx__perr(P, 1, PTX_ENOMEM, "module too large: %llu kernels with %u functions "
+				 "and %u symbols", (unsigned long long)entries, m->nfuncs, m->nsyms);
 	m->kernels = calloc(m->nfuncs ? m->nfuncs : 1, sizeof(ptx_kernel *));
 	uint8_t *state = malloc(m->nfuncs ? m->nfuncs : 1);
 	uint8_t *reach = malloc(m->nfuncs ? m->nfuncs : 1);
 	int r = 0;
 	if (!m->kernels || !state || !reach)
-		r = perr(P, 1, PTX_ENOMEM, "out of memory");
+		r = ptx__perr(P, 1, PTX_ENOMEM, "out of memory");
 	for (uint32_t i = 0; !r && i < m->nfuncs; i++)
 		if (m->funcs[i].entry && m->funcs[i].defined)
 			r = layout_one(P, i, state, reach);

@@ -159,7 +159,7 @@ static uint32_t hash(const char *k, uint32_t n)
 	return h;
 }
 
-int32_t map_get(const pmap *mp, const char *k, uint32_t n)
+int32_t ptx__map_get(const pmap *mp, const char *k, uint32_t n)
 {
 	if (!mp->cap)
 		return -1;
@@ -194,7 +194,7 @@ static int map_grow(pmap *mp)
 	return 0;
 }
 
-int map_put(pmap *mp, const char *k, uint32_t n, int32_t val)
+int ptx__map_put(pmap *mp, const char *k, uint32_t n, int32_t val)
 {
 	if ((mp->count + 1) * 10 >= mp->cap * 7 && map_grow(mp))
 		return -1;
@@ -216,7 +216,7 @@ int map_put(pmap *mp, const char *k, uint32_t n, int32_t val)
 	}
 }
 
-void map_free(pmap *mp)
+void ptx__map_free(pmap *mp)
 {
 	free(mp->e);
 	mp->e = NULL;

@@ -10,9 +10,9 @@
 
 static void free_parser(pparse *P)
 {
-	map_free(&P->modnames);
-	map_free(&P->scoped);
-	map_free(&P->labels);
+	ptx__map_free(&P->modnames);
+	ptx__map_free(&P->scoped);
+	ptx__map_free(&P->labels);
 	free(P->binds);
 	free(P->fixups);
 }

@@ -111,7 +111,7 @@ int dx_fail(pdec *D, ptx_status st, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return perr(P, D->line, st, "%s", msg);
+	return ptx__perr(P, D->line, st, "%s", msg);
 }
 
 int dx_bad(pdec *D)
@@ -192,7 +192,7 @@ static uint32_t add_const(pdec *D, uint64_t v, int32_t sym)
 		dx_fail(D, PTX_ESYNTAX, "too many constants");
 		return NOREG;
 	}
-	pconst *c = pgrow(D->P, f->consts, &f->const_cap, f->nconst + 1, sizeof(pconst));
+	pconst *c = ptx__grow(D->P, f->consts, &f->const_cap, f->nconst + 1, sizeof(pconst));
 	if (!c)
 		return NOREG;
 	f->consts = c;
@@ -355,7 +355,7 @@ int dx_label(pdec *D, int i)
 	pparse *P = D->P;
 	if (o->kind != O_NAME)
 		return dx_fail(D, PTX_ESYNTAX, "'%s' needs a label", D->text);
-	pfixup *f = pgrow(P, P->fixups, &P->fixups_cap, P->nfixups + 1, sizeof(pfixup));
+	pfixup *f = ptx__grow(P, P->fixups, &P->fixups_cap, P->nfixups + 1, sizeof(pfixup));
 	if (!f)
 		return -1;
 	P->fixups = f;
@@ -403,14 +403,14 @@ int dx_call(pdec *D)
 	}
 	if (i != D->nops)
 		return dx_fail(D, PTX_ESYNTAX, "bad operands for '%s'", D->text);
-	pcall *cs = pgrow(P, m->calls, &m->calls_cap, m->ncalls + 1, sizeof(pcall));
+	pcall *cs = ptx__grow(P, m->calls, &m->calls_cap, m->ncalls + 1, sizeof(pcall));
 	if (!cs)
 		return -1;
 	m->calls = cs;
 	cs[m->ncalls] = c;
 	D->in->aux = m->ncalls++;
 	pfunc *f = curf(D);
-	uint32_t *cl = pgrow(P, f->callees, &f->callee_cap, f->ncallees + 1, sizeof(uint32_t));
+	uint32_t *cl = ptx__grow(P, f->callees, &f->callee_cap, f->ncallees + 1, sizeof(uint32_t));
 	if (!cl)
 		return -1;
 	f->callees = cl;

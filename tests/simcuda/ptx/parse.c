@@ -7,7 +7,7 @@
 
 #include "parse.h"
 
-int perr(pparse *P, int line, ptx_status st, const char *fmt, ...)
+int ptx__perr(pparse *P, int line, ptx_status st, const char *fmt, ...)
 {
 	if (P->st)
 		return -1;
@@ -25,7 +25,7 @@ int perr(pparse *P, int line, ptx_status st, const char *fmt, ...)
 	return -1;
 }
 
-void *pgrow(pparse *P, void *ptr, uint32_t *cap, uint32_t need, size_t elem)
+void *ptx__grow(pparse *P, void *ptr, uint32_t *cap, uint32_t need, size_t elem)
 {
 	if (need <= *cap)
 		return ptr;
@@ -34,7 +34,7 @@ void *pgrow(pparse *P, void *ptr, uint32_t *cap, uint32_t need, size_t elem)
 		c *= 2;
 	void *p = realloc(ptr, (size_t)c * elem);
 	if (!p) {
-		perr(P, P->L.line, PTX_ENOMEM, "out of memory");
+		ptx__perr(P, P->L.line, PTX_ENOMEM, "out of memory");
 		return NULL;
 	}
 	memset((char *)p + (size_t)*cap * elem, 0, (size_t)(c - *cap) * elem);
@@ -57,7 +57,7 @@ static int parse_param(pparse *P, pfunc *f, int is_ret, uint32_t *koff)
 {
 	ptok t = lx_next(&P->L);
 	if (!lx_is(t, ".param"))
-		return perr(P, t.line, PTX_EUNKNOWN, "Unsupported parameter declaration '%.*s'",
+		return ptx__perr(P, t.line, PTX_EUNKNOWN, "Unsupported parameter declaration '%.*s'",
 			    (int)t.n, t.s);
 	uint64_t align = 0;
 	int type = T_NONE;
@@ -73,10 +73,10 @@ static int parse_param(pparse *P, pfunc *f, int is_ret, uint32_t *koff)
 			return -1;
 	}
 	if (!type || type == T_pred)
-		return perr(P, t.line, PTX_ESYNTAX, "parameter without a type");
+		return ptx__perr(P, t.line, PTX_ESYNTAX, "parameter without a type");
 	ptok nm = lx_next(&P->L);
 	if (nm.k != TK_ID || nm.s[0] == '.' || nm.n > MAX_NAME)
-		return perr(P, nm.line, PTX_ESYNTAX, "syntax error: expected a parameter name");
+		return ptx__perr(P, nm.line, PTX_ESYNTAX, "syntax error: expected a parameter name");
 	uint64_t size = (uint64_t)ptx__type_size(type);
 	if (lx_punct(lx_peek(&P->L), '[')) {
 		lx_next(&P->L);
@@ -84,13 +84,13 @@ static int parse_param(pparse *P, pfunc *f, int is_ret, uint32_t *koff)
 		if (ptx__parse_uint(P, &n) || ptx__expect(P, ']'))
 			return -1;
 		if (n > MAX_PARAM_BYTES)
-			return perr(P, nm.line, PTX_ESYNTAX, "parameter too large");
+			return ptx__perr(P, nm.line, PTX_ESYNTAX, "parameter too large");
 		size *= n;
 	}
 	if (!align)
 		align = (uint64_t)ptx__type_size(type);
 	if (!align || (align & (align - 1)) || align > 256)
-		return perr(P, nm.line, PTX_ESYNTAX, "bad parameter alignment");
+		return ptx__perr(P, nm.line, PTX_ESYNTAX, "bad parameter alignment");
 	int si = ptx__new_sym(P, nm.s, nm.n, f->entry ? SP_KPARAM : SP_PARAM, nm.line);
 	if (si < 0)
 		return -1;
@@ -103,15 +103,15 @@ static int parse_param(pparse *P, pfunc *f, int is_ret, uint32_t *koff)
 		y->kparam_off = *koff;
 		*koff += (uint32_t)size;
 		if (*koff > MAX_PARAM_BYTES)
-			return perr(P, nm.line, PTX_ESYNTAX, "parameters too large");
+			return ptx__perr(P, nm.line, PTX_ESYNTAX, "parameters too large");
 	}
 	if (is_ret) {
 		if (f->nrets >= 2)
-			return perr(P, nm.line, PTX_EUNKNOWN, "more than two return parameters");
+			return ptx__perr(P, nm.line, PTX_EUNKNOWN, "more than two return parameters");
 		f->rets[f->nrets++] = si;
 	} else {
 		if (f->nparams >= 64)
-			return perr(P, nm.line, PTX_EUNKNOWN, "more than 64 parameters");
+			return ptx__perr(P, nm.line, PTX_EUNKNOWN, "more than 64 parameters");
 		f->params[f->nparams++] = si;
 	}
 	return 0;
@@ -133,7 +133,7 @@ static int param_list(pparse *P, uint32_t fi, int is_ret)
 		if (lx_punct(t, ')'))
 			return 0;
 		if (!lx_punct(t, ','))
-			return perr(P, t.line, PTX_ESYNTAX, "syntax error in parameter list");
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error in parameter list");
 	}
 }
 
@@ -148,13 +148,13 @@ static int tuning(pparse *P, pfunc *f, ptok t)
 	if (lx_is(t, ".pragma")) {
 		ptok s = lx_next(&P->L);
 		if (s.k != TK_STR)
-			return perr(P, s.line, PTX_ESYNTAX, "syntax error after .pragma");
+			return ptx__perr(P, s.line, PTX_ESYNTAX, "syntax error after .pragma");
 		return ptx__expect(P, ';');
 	}
 	if (!dst && !lx_is(t, ".minnctapersm") && !lx_is(t, ".maxnctapersm") &&
 	    !lx_is(t, ".maxnreg") && !lx_is(t, ".maxclusterrank") &&
 	    !lx_is(t, ".reqnctapercluster") && !lx_is(t, ".explicitcluster"))
-		return perr(P, t.line, PTX_EUNKNOWN, "Unknown directive '%.*s'", (int)t.n, t.s);
+		return ptx__perr(P, t.line, PTX_EUNKNOWN, "Unknown directive '%.*s'", (int)t.n, t.s);
 	if (lx_is(t, ".explicitcluster"))
 		return 0;
 	for (int i = 0;; i++) {
@@ -185,7 +185,7 @@ static int parse_function(pparse *P, int entry, int linkage, int line)
 		for (;;) {
 			ptok t = lx_next(&P->L);
 			if (t.k == TK_EOF)
-				return perr(P, t.line, PTX_ESYNTAX, "unexpected end of input");
+				return ptx__perr(P, t.line, PTX_ESYNTAX, "unexpected end of input");
 			if (lx_punct(t, '('))
 				depth++;
 			if (lx_punct(t, ')') && --depth == 0)
@@ -194,24 +194,24 @@ static int parse_function(pparse *P, int entry, int linkage, int line)
 	}
 	ptok nm = lx_next(&P->L);
 	if (nm.k != TK_ID || nm.s[0] == '.' || nm.n > MAX_NAME)
-		return perr(P, nm.line, PTX_ESYNTAX, "syntax error: expected a function name");
+		return ptx__perr(P, nm.line, PTX_ESYNTAX, "syntax error: expected a function name");
 	P->L = save;
-	int32_t prev = map_get(&P->modnames, nm.s, nm.n);
+	int32_t prev = ptx__map_get(&P->modnames, nm.s, nm.n);
 	uint32_t fi;
 	if (prev >= 0 && (prev & FUNC_TAG)) {
 		fi = (uint32_t)prev & ~FUNC_TAG;
 		pfunc *f = &m->funcs[fi];
 		if (f->entry != entry)
-			return perr(P, nm.line, PTX_ESYNTAX, "'%.*s' redeclared differently",
+			return ptx__perr(P, nm.line, PTX_ESYNTAX, "'%.*s' redeclared differently",
 				    (int)nm.n, nm.s);
 		f->nparams = f->nrets = 0;
 	} else if (prev >= 0) {
-		return perr(P, nm.line, PTX_ESYNTAX, "duplicate definition of '%.*s'", (int)nm.n,
+		return ptx__perr(P, nm.line, PTX_ESYNTAX, "duplicate definition of '%.*s'", (int)nm.n,
 			    nm.s);
 	} else {
 		if (m->nfuncs >= MAX_FUNCS)
-			return perr(P, nm.line, PTX_ESYNTAX, "too many functions");
-		pfunc *fs = pgrow(P, m->funcs, &m->funcs_cap, m->nfuncs + 1, sizeof(pfunc));
+			return ptx__perr(P, nm.line, PTX_ESYNTAX, "too many functions");
+		pfunc *fs = ptx__grow(P, m->funcs, &m->funcs_cap, m->nfuncs + 1, sizeof(pfunc));
 		if (!fs)
 			return -1;
 		m->funcs = fs;
@@ -219,8 +219,8 @@ static int parse_function(pparse *P, int entry, int linkage, int line)
 		fs[fi].name = ptx__dupn(nm.s, nm.n);
 		fs[fi].entry = (uint8_t)entry;
 		fs[fi].line = line;
-		if (!fs[fi].name || map_put(&P->modnames, nm.s, nm.n, (int32_t)(fi | FUNC_TAG)))
-			return perr(P, nm.line, PTX_ENOMEM, "out of memory");
+		if (!fs[fi].name || ptx__map_put(&P->modnames, nm.s, nm.n, (int32_t)(fi | FUNC_TAG)))
+			return ptx__perr(P, nm.line, PTX_ENOMEM, "out of memory");
 	}
 	P->cur = (int)fi;
 	if (has_ret && param_list(P, fi, 1))
@@ -237,15 +237,15 @@ static int parse_function(pparse *P, int entry, int linkage, int line)
 		if (lx_punct(t, '{'))
 			break;
 		if (t.k != TK_ID || t.s[0] != '.')
-			return perr(P, t.line, PTX_ESYNTAX, "syntax error in function header");
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error in function header");
 		if (tuning(P, &m->funcs[fi], t))
 			return -1;
 	}
 	if (m->funcs[fi].defined)
-		return perr(P, nm.line, PTX_ESYNTAX, "duplicate definition of '%.*s'", (int)nm.n,
+		return ptx__perr(P, nm.line, PTX_ESYNTAX, "duplicate definition of '%.*s'", (int)nm.n,
 			    nm.s);
 	if (linkage == 'e')
-		return perr(P, nm.line, PTX_ESYNTAX, "extern function with a body");
+		return ptx__perr(P, nm.line, PTX_ESYNTAX, "extern function with a body");
 	int r = ptx__parse_body(P, fi);
 	P->cur = -1;
 	return r;
@@ -277,7 +277,7 @@ static int parse_target(pparse *P, ptok t0)
 	for (;;) {
 		ptok t = lx_next(&P->L);
 		if (t.k != TK_ID)
-			return perr(P, t.line, PTX_ESYNTAX, "syntax error after .target");
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error after .target");
 		if (t.n > 3 && memcmp(t.s, "sm_", 3) == 0 && !P->m->target_sm) {
 			int v = 0;
 			for (uint32_t i = 3; i < t.n && t.s[i] >= '0' && t.s[i] <= '9' && v < 100000; i++)
@@ -289,7 +289,7 @@ static int parse_target(pparse *P, ptok t0)
 		lx_next(&P->L);
 	}
 	if (!P->m->target_sm)
-		return perr(P, t0.line, PTX_ESYNTAX, "no sm_XX in .target");
+		return ptx__perr(P, t0.line, PTX_ESYNTAX, "no sm_XX in .target");
 	if (P->m->target_sm > P->opts.device_sm)
 		P->target_too_high = 1;
 	int dev = P->opts.device_sm;
@@ -307,12 +307,12 @@ static int parse_version(pparse *P, ptok t0)
 	for (i++; ok && i < (int)t.n && min < 1000; i++)
 		ok = t.s[i] >= '0' && t.s[i] <= '9' ? (min = min * 10 + t.s[i] - '0', 1) : 0;
 	if (!ok || min > 9)
-		return perr(P, t0.line, PTX_ESYNTAX, "bad .version");
+		return ptx__perr(P, t0.line, PTX_ESYNTAX, "bad .version");
 	P->ptx_major = maj;
 	P->ptx_minor = min;
 	P->m->ptx_version = maj * 10 + min;
 	if (P->m->ptx_version > P->opts.max_ptx_version) {
-		perr(P, t0.line, PTX_EVERSION, "x");
+		ptx__perr(P, t0.line, PTX_EVERSION, "x");
 		snprintf(P->err, P->errlen,
 			 "ptxas application ptx input, line %d; fatal   : Unsupported .version "
 			 "%d.%d; current version is '%d.%d'", t0.line, maj, min,
@@ -331,15 +331,15 @@ int ptx__parse_module(pparse *P)
 		if (t.k == TK_EOF)
 			break;
 		if (t.k != TK_ID || t.s[0] != '.')
-			return perr(P, t.line, PTX_ESYNTAX, "syntax error: unexpected '%.*s'",
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error: unexpected '%.*s'",
 				    (int)(t.n > 40 ? 40 : t.n), t.s);
 		if (!P->m->ptx_version && !lx_is(t, ".version"))
-			return perr(P, t.line, PTX_ESYNTAX, ".version directive expected first");
+			return ptx__perr(P, t.line, PTX_ESYNTAX, ".version directive expected first");
 		if (lx_is(t, ".version")) {
 			if (parse_version(P, t))
 				return -1;
 		} else if (!P->m->target_sm && !lx_is(t, ".target")) {
-			return perr(P, t.line, PTX_ESYNTAX, ".target directive expected");
+			return ptx__perr(P, t.line, PTX_ESYNTAX, ".target directive expected");
 		} else if (lx_is(t, ".target")) {
 			if (parse_target(P, t))
 				return -1;
@@ -348,7 +348,7 @@ int ptx__parse_module(pparse *P)
 			if (ptx__parse_uint(P, &v))
 				return -1;
 			if (v != 64)
-				return perr(P, t.line, PTX_EUNKNOWN, ".address_size %llu is not supported",
+				return ptx__perr(P, t.line, PTX_EUNKNOWN, ".address_size %llu is not supported",
 					    (unsigned long long)v);
 		} else if (lx_is(t, ".file") || lx_is(t, ".loc")) {
 			skip_line(P, t.line);
@@ -357,7 +357,7 @@ int ptx__parse_module(pparse *P)
 		} else if (lx_is(t, ".pragma")) {
 			ptok s = lx_next(&P->L);
 			if (s.k != TK_STR || ptx__expect(P, ';'))
-				return perr(P, s.line, PTX_ESYNTAX, "syntax error after .pragma");
+				return ptx__perr(P, s.line, PTX_ESYNTAX, "syntax error after .pragma");
 		} else if (lx_is(t, ".visible") || lx_is(t, ".weak") || lx_is(t, ".common")) {
 			linkage = 'v';
 			continue;
@@ -374,12 +374,12 @@ int ptx__parse_module(pparse *P)
 			if (ptx__parse_var(P, sp, linkage, t.line))
 				return -1;
 		} else {
-			return perr(P, t.line, PTX_EUNKNOWN, "Unknown directive '%.*s'",
+			return ptx__perr(P, t.line, PTX_EUNKNOWN, "Unknown directive '%.*s'",
 				    (int)(t.n > 40 ? 40 : t.n), t.s);
 		}
 		linkage = 0;
 	}
 	if (!P->st && !P->m->ptx_version)
-		return perr(P, 1, PTX_ESYNTAX, "no .version directive");
+		return ptx__perr(P, 1, PTX_ESYNTAX, "no .version directive");
 	return P->st ? -1 : 0;
 }

@@ -38,9 +38,9 @@ typedef struct pmap {
 	uint32_t cap, count;
 } pmap;
 
-int32_t map_get(const pmap *mp, const char *k, uint32_t n);   /* -1 if absent */
-int map_put(pmap *mp, const char *k, uint32_t n, int32_t val); /* -1 on ENOMEM */
-void map_free(pmap *mp);
+int32_t ptx__map_get(const pmap *mp, const char *k, uint32_t n);   /* -1 if absent */
+int ptx__map_put(pmap *mp, const char *k, uint32_t n, int32_t val); /* -1 on ENOMEM */
+void ptx__map_free(pmap *mp);
 
 /* A name declared in a function body: registers shadow outer ones until '}'. */
 enum { B_REG, B_RANGE, B_SYM };
@@ -89,9 +89,9 @@ typedef struct pparse {
 
 #define FUNC_TAG 0x40000000
 
-int perr(pparse *P, int line, ptx_status st, const char *fmt, ...)
+int ptx__perr(pparse *P, int line, ptx_status st, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-void *pgrow(pparse *P, void *ptr, uint32_t *cap, uint32_t need, size_t elem);
+void *ptx__grow(pparse *P, void *ptr, uint32_t *cap, uint32_t need, size_t elem);
 
 /* Literals (body.c, decode.c). */
 int ptx__parse_number(ptok t, popnd *o);

@@ -90,6 +90,8 @@ typedef struct ptx_mem {
 	void *(*try_map)(void *ctx, uint64_t addr, size_t bytes, int write);
 } ptx_mem;
 
+/* Added to (never reset) by ptx_launch; instructions counts thread-instructions, one per
+ * lane of the group that issued an instruction. */
 typedef struct ptx_launch_stats {
 	uint64_t global_bytes_read, global_bytes_written, instructions;
 } ptx_launch_stats;

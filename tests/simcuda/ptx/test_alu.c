@@ -355,6 +355,26 @@ static void test_f32(void)
 		   "setp.num.f32 %p, %fa, %fb; @%p or.b64 %d, %d, 32;"
 		   "set.geu.u32.f32 %z, %fa, %fb; and.b32 %z, %z, 64; cvt.u64.u32 %e, %z;"
 		   "or.b64 %d, %d, %e;", N, in, want);
+	/* the .approx functions are the host's libm: within the documented ulp bounds */
+	for (int i = 0; i < N; i++) {
+		float x = (float)(int32_t)(rnd32() % 2000000) / 100000.0f;
+		in[2 * i] = fbits(x);
+		want[i] = 0;
+	}
+	unit_check("approx functions", "cvt.u32.u64 %x, %a; mov.b32 %fa, %x; mov.u64 %d, 0;"
+		   "ex2.approx.f32 %fb, %fa; mul.f32 %fc, %fa, 0f3F800000; ex2.approx.ftz.f32 %fd, %fc;"
+		   "setp.neu.f32 %p, %fb, %fd; @%p or.b64 %d, %d, 1;"
+		   "abs.f32 %fc, %fa; add.f32 %fc, %fc, 0f3F800000; lg2.approx.f32 %fb, %fc;"
+		   "ex2.approx.f32 %fd, %fb; sub.f32 %fd, %fd, %fc; abs.f32 %fd, %fd;"
+		   "mul.f32 %fc, %fc, 0f34800000; setp.gt.f32 %p, %fd, %fc; @%p or.b64 %d, %d, 2;"
+		   "sin.approx.f32 %fb, %fa; cos.approx.f32 %fc, %fa; mul.f32 %fb, %fb, %fb;"
+		   "fma.rn.f32 %fb, %fc, %fc, %fb; sub.f32 %fb, %fb, 0f3F800000; abs.f32 %fb, %fb;"
+		   "setp.gt.f32 %p, %fb, 0f35000000; @%p or.b64 %d, %d, 4;"
+		   "abs.f32 %fc, %fa; add.f32 %fc, %fc, 0f3F800000; rsqrt.approx.f32 %fb, %fc;"
+		   "mul.f32 %fb, %fb, %fb; mul.f32 %fb, %fb, %fc; sub.f32 %fb, %fb, 0f3F800000;"
+		   "abs.f32 %fb, %fb; setp.gt.f32 %p, %fb, 0f34800000; @%p or.b64 %d, %d, 8;"
+		   "tanh.approx.f32 %fb, %fa; abs.f32 %fb, %fb; setp.gt.f32 %p, %fb, 0f3F800000;"
+		   "@%p or.b64 %d, %d, 16;", N, in, want);
 	/* f64 with directed rounding */
 	for (int m = 1; m < 4; m++) {
 		fesetround(hm[m]);
@@ -378,14 +398,6 @@ static void test_f32(void)
 }
 
 /* ------------------------------------------------------------- f16 / bf16 */
-static long double h2l(uint32_t h, int bf)
-{
-	uint32_t e = bf ? (h >> 7) & 0xff : (h >> 10) & 0x1f;
-	if (e == (bf ? 0xffu : 0x1fu))
-		return (h & (bf ? 0x7f : 0x3ff)) ? NAN : (h & 0x8000 ? -INFINITY : INFINITY);
-	return dec16(h, bf);
-}
-
 static uint16_t half_input(int bf)
 {
 	uint32_t r = rnd32();
@@ -434,6 +446,18 @@ static void test_half(void)
 	want[0] = 0x3fc1;
 	unit_check("fma.rn.bf16 tie+tiny", "mov.b64 {%x, %y}, %a; mov.b32 {%h, %g}, %x; "
 		   "cvt.u16.u32 %k, %y; fma.rn.bf16 %h, %h, %g, %k; cvt.u64.u16 %d, %h;", 1, in, want);
+	/* packed f16x2 add and mul, each half rounded on its own */
+	for (int i = 0; i < N; i++) {
+		uint16_t a0 = half_input(0), a1 = half_input(0), b0 = half_input(0), b1 = half_input(0);
+		in[2 * i] = (uint64_t)b1 << 48 | (uint64_t)b0 << 32 | (uint64_t)a1 << 16 | a0;
+		uint64_t s0 = ref16(h2l(a0, 0) + h2l(b0, 0), 0, RN, 0);
+		uint64_t s1 = ref16(h2l(a1, 0) + h2l(b1, 0), 0, RN, 0);
+		uint64_t p0 = ref16(h2l(a0, 0) * h2l(b0, 0), 0, RN, 0);
+		uint64_t p1 = ref16(h2l(a1, 0) * h2l(b1, 0), 0, RN, 0);
+		want[i] = (p1 << 16 | p0) << 32 | s1 << 16 | s0;
+	}
+	unit_check("add/mul.f16x2", "mov.b64 {%x, %y}, %a; add.rn.f16x2 %z, %x, %y; "
+		   "mul.rn.f16x2 %w, %x, %y; mov.b64 %d, {%z, %w};", N, in, want);
 	/* packed bf16x2 with .relu, and neg/abs */
 	for (int i = 0; i < N; i++) {
 		uint16_t a0 = half_input(1), a1 = half_input(1), b0 = half_input(1), b1 = half_input(1);

@@ -326,6 +326,26 @@ static void check_misc(void)
 		   "mov.b32 %z, %fc; mov.b64 %d, {%z, %y};", N, in, want);
 }
 
+/* sm_90 conversions between bf16 and f16, and bf16 to integers, over all inputs. */
+static void check_bf16_sm90(void)
+{
+	for (uint32_t h = 0; h < 65536; h++) {
+		in[2 * h] = h;
+		want[h] = (uint64_t)ref16(h2l(h, 0), 1, RN, 0) << 16 | ref16(h2l(h, 1), 0, RN, 0);
+	}
+	unit_check("cvt.rn.bf16.f16 / cvt.rn.f16.bf16", "cvt.u16.u64 %h, %a; "
+		   "cvt.rn.bf16.f16 %g, %h; cvt.rn.f16.bf16 %k, %h; mov.b32 %x, {%k, %g}; "
+		   "cvt.u64.u32 %d, %x;", 65536, in, want);
+	for (uint32_t h = 0; h < 65536; h++) {
+		long double v = h2l(h, 1);
+		uint64_t s = ref_f2i((double)v, 1, 32, 1, 0), u = ref_f2i((double)v, 0, 16, 0, 0);
+		want[h] = (s & 0xffffffffu) << 16 | (u & 0xffff);
+	}
+	unit_check("cvt.rzi.s32.bf16 / cvt.rni.u16.bf16", "cvt.u16.u64 %h, %a; "
+		   "cvt.rzi.s32.bf16 %x, %h; cvt.rni.u16.bf16 %g, %h; cvt.u64.u32 %d, %x; "
+		   "shl.b64 %d, %d, 16; cvt.u64.u16 %e, %g; or.b64 %d, %d, %e;", 65536, in, want);
+}
+
 int main(void)
 {
 	check_exhaustive_widening();
@@ -334,6 +354,7 @@ int main(void)
 	check_to_wide();
 	check_to_int();
 	check_misc();
+	check_bf16_sm90();
 	if (failures)
 		fprintf(stderr, "%d failure(s)\n", failures);
 	else

@@ -269,6 +269,31 @@ static void test_memory(void)
 			CHECK(r.o[k] == want[k], "atomics word %d: %u want %u", k, r.o[k], want[k]);
 	}
 	done(&r);
+	/* 64-bit and floating-point atomics on global memory, exch, and %clock64 moving on */
+	const char *atom64 = HDR KHEAD
+		".reg .f64 %fd<4>;\n"
+		"setp.ne.u32 %p1, %r3, 0; @%p1 bra W;\n"
+		"st.global.u64 [%rd1], 0; st.global.u64 [%rd1+8], 0; st.global.u32 [%rd1+16], 0;\n"
+		"W: bar.sync 0;\n"
+		"cvt.rn.f64.u32 %fd1, %r3; atom.global.add.f64 %fd2, [%rd1], %fd1;\n"
+		"cvt.u64.u32 %rd4, %r3; atom.global.max.u64 %rd5, [%rd1+8], %rd4;\n"
+		"atom.exch.b32 %r5, [%rd1+16], %r3;\n"
+		"mov.u64 %rd6, %clock64; bar.sync 0; mov.u64 %rd7, %clock64;\n"
+		"setp.le.u64 %p2, %rd7, %rd6; @%p2 trap;\n"
+		"atom.global.cas.b64 %rd8, [%rd1+24], %rd4, 99;\n}\n";
+	st = launch(&r, atom64, 1, 64, 16, 0, 0);
+	CHECK(st == PTX_OK, "64-bit atomics: %s", r.err);
+	if (st == PTX_OK) {
+		double sum;
+		uint64_t mx, cas;
+		memcpy(&sum, r.o, 8);
+		memcpy(&mx, r.o + 2, 8);
+		memcpy(&cas, r.o + 6, 8);
+		CHECK(sum == 2016.0 && mx == 63 && r.o[4] == 63 && cas == 99,
+		      "64-bit atomics: %g %llu %u %llu", sum, (unsigned long long)mx, r.o[4],
+		      (unsigned long long)cas);
+	}
+	done(&r);
 	/* misaligned, out-of-bounds shared, and trap */
 	st = launch(&r, HDR KHEAD "ld.global.u32 %r5, [%rd1+2];\n}\n", 1, 1, 4, 0, 0);
 	CHECK(st == PTX_ETRAP && strstr(r.err, "misaligned global load of 4 bytes"),
@@ -333,6 +358,55 @@ static void test_module_vars(void)
 	ptx_module_free(m);
 }
 
+/* Special registers over a 3-D grid of 3-D blocks with a partial last warp. */
+static void test_sregs(void)
+{
+	const char *text = HDR
+		".visible .entry k(.param .u64 k_out)\n{\n.reg .b32 %r<30>;\n.reg .b64 %rd<5>;\n"
+		"ld.param.u64 %rd1, [k_out];\n"
+		"mov.u32 %r1, %tid.x; mov.u32 %r2, %tid.y; mov.u32 %r3, %tid.z;\n"
+		"mov.u32 %r4, %ntid.x; mov.u32 %r5, %ntid.y; mov.u32 %r6, %ntid.z;\n"
+		"mov.u32 %r7, %ctaid.x; mov.u32 %r8, %ctaid.y; mov.u32 %r9, %ctaid.z;\n"
+		"mov.u32 %r10, %nctaid.x; mov.u32 %r11, %nctaid.y;\n"
+		"mad.lo.u32 %r12, %r9, %r11, %r8; mad.lo.u32 %r12, %r12, %r10, %r7;\n"
+		"mul.lo.u32 %r13, %r4, %r5; mul.lo.u32 %r13, %r13, %r6;\n"
+		"mad.lo.u32 %r14, %r3, %r5, %r2; mad.lo.u32 %r14, %r14, %r4, %r1;\n"
+		"mad.lo.u32 %r15, %r12, %r13, %r14;\n"
+		"mov.u32 %r16, %laneid; mov.u32 %r17, %warpid; mov.u32 %r18, %lanemask_lt;\n"
+		"mov.u32 %r19, %lanemask_ge; popc.b32 %r20, %r18; popc.b32 %r21, %r19;\n"
+		"add.u32 %r20, %r20, %r21;\n"                          /* always 32 */
+		"shl.b32 %r22, %r2, 4; or.b32 %r22, %r22, %r1; shl.b32 %r23, %r3, 8; or.b32 %r22, %r22, %r23;\n"
+		"shl.b32 %r23, %r12, 12; or.b32 %r22, %r22, %r23; shl.b32 %r23, %r16, 20;\n"
+		"or.b32 %r22, %r22, %r23; shl.b32 %r23, %r17, 25; or.b32 %r22, %r22, %r23;\n"
+		"mul.wide.u32 %rd2, %r15, 8; add.u64 %rd3, %rd1, %rd2;\n"
+		"st.global.v2.u32 [%rd3], {%r22, %r20};\n}\n";
+	char err[512];
+	ptx_module *m = load_text(text, 80, PTX_OK, err, sizeof(err));
+	if (!m)
+		return;
+	unsigned g[3] = { 3, 2, 2 }, b[3] = { 5, 3, 3 };
+	unsigned nb = g[0] * g[1] * g[2], nt = b[0] * b[1] * b[2];
+	tmem t = { 0 };
+	uint64_t out = tmem_alloc(&t, (size_t)nb * nt * 8);
+	void *p[] = { &out };
+	ptx_mem mem = tmem_iface(&t, 1);
+	ptx_status st = ptx_launch(ptx_module_kernel(m, "k"), g, b, 0, p, &mem, NULL, err,
+				   sizeof(err));
+	CHECK(st == PTX_OK, "sregs: %s", err);
+	uint32_t *o = tmem_host(&t, out);
+	for (unsigned blk = 0; blk < nb && st == PTX_OK; blk++)
+		for (unsigned i = 0; i < nt; i++) {
+			unsigned x = i % b[0], y = i / b[0] % b[1], z = i / (b[0] * b[1]);
+			uint32_t want = x | y << 4 | z << 8 | blk << 12 | (i % 32) << 20 | (i / 32) << 25;
+			const uint32_t *w = o + 2 * ((size_t)blk * nt + i);
+			if (w[0] != want || w[1] != 32)
+				CHECK(0, "sregs block %u thread %u: %#x/%u want %#x/32", blk, i, w[0], w[1],
+				      want);
+		}
+	tmem_free(&t);
+	ptx_module_free(m);
+}
+
 int main(void)
 {
 	test_shfl();
@@ -340,6 +414,7 @@ int main(void)
 	test_barriers();
 	test_memory();
 	test_module_vars();
+	test_sregs();
 	if (failures)
 		fprintf(stderr, "%d failure(s)\n", failures);
 	else

@@ -310,6 +310,15 @@ static UNUSED uint16_t ref16(long double x, int bf, int mode, int satfinite)
 	return (uint16_t)(sign | r);
 }
 
+/* The value of an f16 (bf = 0) or bf16 (bf = 1) bit pattern, infinities and NaN included. */
+static UNUSED long double h2l(uint32_t h, int bf)
+{
+	uint32_t e = bf ? (h >> 7) & 0xff : (h >> 10) & 0x1f;
+	if (e == (bf ? 0xffu : 0x1fu))
+		return (h & (bf ? 0x7f : 0x3ff)) ? NAN : (h & 0x8000 ? -INFINITY : INFINITY);
+	return dec16(h, bf);
+}
+
 /* ------------------------------------------------------ one-instruction tests */
 /* Runs BODY once per element i < n: %a and %b hold in[2i] and in[2i+1], the body leaves
  * out[i] in %d.  DECLS may add registers; the template declares

@@ -20,7 +20,7 @@ int ptx__expect(pparse *P, char c)
 {
 	ptok t = lx_next(&P->L);
 	if (!lx_punct(t, c))
-		return perr(P, t.line, PTX_ESYNTAX, "syntax error: expected '%c'", c);
+		return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error: expected '%c'", c);
 	return 0;
 }
 
@@ -29,7 +29,7 @@ int ptx__parse_uint(pparse *P, uint64_t *v)
 	ptok t = lx_next(&P->L);
 	popnd o;
 	if (t.k != TK_NUM || ptx__parse_number(t, &o) || o.kind != O_IMM || o.imm < 0)
-		return perr(P, t.line, PTX_ESYNTAX, "syntax error: expected a number");
+		return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error: expected a number");
 	*v = (uint64_t)o.imm;
 	return 0;
 }
@@ -38,8 +38,8 @@ int ptx__new_sym(pparse *P, const char *name, uint32_t len, int space, int line)
 {
 	ptx_module *m = P->m;
 	if (m->nsyms >= MAX_SYMS)
-		return perr(P, line, PTX_ESYNTAX, "too many symbols");
-	psym *s = pgrow(P, m->syms, &m->syms_cap, m->nsyms + 1, sizeof(psym));
+		return ptx__perr(P, line, PTX_ESYNTAX, "too many symbols");
+	psym *s = ptx__grow(P, m->syms, &m->syms_cap, m->nsyms + 1, sizeof(psym));
 	if (!s)
 		return -1;
 	m->syms = s;
@@ -47,7 +47,7 @@ int ptx__new_sym(pparse *P, const char *name, uint32_t len, int space, int line)
 	memset(y, 0, sizeof(*y));
 	y->name = ptx__dupn(name, len);
 	if (!y->name)
-		return perr(P, line, PTX_ENOMEM, "out of memory");
+		return ptx__perr(P, line, PTX_ENOMEM, "out of memory");
 	y->space = (uint8_t)space;
 	y->func = P->cur;
 	y->global = -1;
@@ -66,18 +66,18 @@ static int init_elem(pparse *P, psym *y, int type, uint64_t *pos, int line)
 	}
 	popnd o;
 	if (t.k != TK_NUM || ptx__parse_number(t, &o))
-		return perr(P, t.line, PTX_EUNKNOWN,
+		return ptx__perr(P, t.line, PTX_EUNKNOWN,
 			    "initialiser of '%s' is not a numeric constant (address initialisers "
 			    "are not supported)", y->name);
 	if (neg)
 		ptx__negate_literal(&o);
 	int esz = ptx__type_size(type);
 	if (*pos + (uint64_t)esz > y->size)
-		return perr(P, line, PTX_ESYNTAX, "too many initialisers for '%s'", y->name);
+		return ptx__perr(P, line, PTX_ESYNTAX, "too many initialisers for '%s'", y->name);
 	int ok = 1;
 	uint64_t v = ptx__literal(&o, type, &ok);
 	if (!ok)
-		return perr(P, t.line, PTX_ESYNTAX, "bad initialiser for '%s'", y->name);
+		return ptx__perr(P, t.line, PTX_ESYNTAX, "bad initialiser for '%s'", y->name);
 	memcpy(y->init + *pos, &v, (size_t)esz);   /* little-endian host, as the device */
 	*pos += (uint64_t)esz;
 	return 0;
@@ -86,7 +86,7 @@ static int init_elem(pparse *P, psym *y, int type, uint64_t *pos, int line)
 static int init_list(pparse *P, psym *y, int type, uint64_t *pos, int depth, int line)
 {
 	if (depth > MAX_NEST)
-		return perr(P, line, PTX_ESYNTAX, "initialiser nested too deeply");
+		return ptx__perr(P, line, PTX_ESYNTAX, "initialiser nested too deeply");
 	if (!lx_punct(lx_peek(&P->L), '{'))
 		return init_elem(P, y, type, pos, line);
 	lx_next(&P->L);
@@ -101,7 +101,7 @@ static int init_list(pparse *P, psym *y, int type, uint64_t *pos, int depth, int
 		if (lx_punct(t, '}'))
 			return 0;
 		if (!lx_punct(t, ','))
-			return perr(P, t.line, PTX_ESYNTAX, "syntax error in initialiser");
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error in initialiser");
 	}
 }
 
@@ -143,23 +143,23 @@ int ptx__parse_var(pparse *P, int space, int linkage, int line)
 			if (ptx__parse_uint(P, &align))
 				return -1;
 			if (!align || (align & (align - 1)) || align > 4096)
-				return perr(P, t.line, PTX_ESYNTAX, "bad alignment");
+				return ptx__perr(P, t.line, PTX_ESYNTAX, "bad alignment");
 		} else if (lx_is(t, ".v2") || lx_is(t, ".v4")) {
 			vec = (uint64_t)(t.s[2] - '0');
 		} else if (lx_is(t, ".ptr")) {
 			continue;
 		} else {
-			return perr(P, t.line, PTX_EUNKNOWN, "Unknown variable attribute '%.*s'",
+			return ptx__perr(P, t.line, PTX_EUNKNOWN, "Unknown variable attribute '%.*s'",
 				    (int)t.n, t.s);
 		}
 	}
 	if (!type || type == T_pred)
-		return perr(P, line, PTX_ESYNTAX, "variable declaration without a type");
+		return ptx__perr(P, line, PTX_ESYNTAX, "variable declaration without a type");
 	uint64_t esz = (uint64_t)ptx__type_size(type) * vec;
 	for (;;) {
 		ptok nm = lx_next(&P->L);
 		if (nm.k != TK_ID || nm.s[0] == '.' || nm.n > MAX_NAME)
-			return perr(P, nm.line, PTX_ESYNTAX, "syntax error: expected a variable name");
+			return ptx__perr(P, nm.line, PTX_ESYNTAX, "syntax error: expected a variable name");
 		uint64_t size = esz;
 		int open = 0;
 		while (lx_punct(lx_peek(&P->L), '[')) {
@@ -171,7 +171,7 @@ int ptx__parse_var(pparse *P, int space, int linkage, int line)
 				if (ptx__parse_uint(P, &n))
 					return -1;
 				if (n && size > MAX_VAR_BYTES / n)
-					return perr(P, nm.line, PTX_ESYNTAX, "variable too large");
+					return ptx__perr(P, nm.line, PTX_ESYNTAX, "variable too large");
 				size *= n;
 			}
 			if (ptx__expect(P, ']'))
@@ -183,18 +183,18 @@ int ptx__parse_var(pparse *P, int space, int linkage, int line)
 			if (open) {
 				uint64_t n = count_init(P);
 				if (n > MAX_VAR_BYTES / esz)
-					return perr(P, nm.line, PTX_ESYNTAX, "variable too large");
+					return ptx__perr(P, nm.line, PTX_ESYNTAX, "variable too large");
 				size = n * esz;
 				open = 0;
 			}
 		}
 		if (size > MAX_VAR_BYTES)
-			return perr(P, nm.line, PTX_ESYNTAX, "variable too large");
+			return ptx__perr(P, nm.line, PTX_ESYNTAX, "variable too large");
 		if (open && !(space == SP_SHARED && linkage == 'e'))
-			return perr(P, nm.line, PTX_ESYNTAX, "array '%.*s' without a size", (int)nm.n,
+			return ptx__perr(P, nm.line, PTX_ESYNTAX, "array '%.*s' without a size", (int)nm.n,
 				    nm.s);
 		if (linkage == 'e' && space != SP_SHARED)
-			return perr(P, nm.line, PTX_EUNKNOWN,
+			return ptx__perr(P, nm.line, PTX_EUNKNOWN,
 				    "external variable '%.*s' cannot be linked by the JIT",
 				    (int)nm.n, nm.s);
 		int si = ptx__new_sym(P, nm.s, nm.n, space, nm.line);
@@ -209,11 +209,11 @@ int ptx__parse_var(pparse *P, int space, int linkage, int line)
 			y->align = (uint32_t)ptx__type_size(type);
 		if (has_init) {
 			if (space == SP_SHARED || space == SP_LOCAL || space == SP_PARAM)
-				return perr(P, nm.line, PTX_ESYNTAX,
+				return ptx__perr(P, nm.line, PTX_ESYNTAX,
 					    "initialiser not allowed in this state space");
 			y->init = calloc(1, size ? size : 1);
 			if (!y->init)
-				return perr(P, nm.line, PTX_ENOMEM, "out of memory");
+				return ptx__perr(P, nm.line, PTX_ENOMEM, "out of memory");
 			uint64_t pos = 0;
 			if (init_list(P, y, vec > 1 ? type : type, &pos, 0, nm.line))
 				return -1;
@@ -221,11 +221,11 @@ int ptx__parse_var(pparse *P, int space, int linkage, int line)
 		if (space == SP_GLOBAL || space == SP_CONST) {
 			ptx_module *m = P->m;
 			uint32_t cap = m->globals_cap;
-			uint32_t *g = pgrow(P, m->globals, &cap, m->nglobals + 1, sizeof(uint32_t));
+			uint32_t *g = ptx__grow(P, m->globals, &cap, m->nglobals + 1, sizeof(uint32_t));
 			if (!g)
 				return -1;
 			m->globals = g;
-			uint64_t *b = pgrow(P, m->bound, &m->globals_cap, m->nglobals + 1,
+			uint64_t *b = ptx__grow(P, m->bound, &m->globals_cap, m->nglobals + 1,
 					    sizeof(uint64_t));
 			if (!b)
 				return -1;
@@ -234,11 +234,11 @@ int ptx__parse_var(pparse *P, int space, int linkage, int line)
 			m->globals[m->nglobals++] = (uint32_t)si;
 		}
 		if (P->cur < 0) {
-			if (map_get(&P->modnames, nm.s, nm.n) >= 0)
-				return perr(P, nm.line, PTX_ESYNTAX, "duplicate definition of '%.*s'",
+			if (ptx__map_get(&P->modnames, nm.s, nm.n) >= 0)
+				return ptx__perr(P, nm.line, PTX_ESYNTAX, "duplicate definition of '%.*s'",
 					    (int)nm.n, nm.s);
-			if (map_put(&P->modnames, nm.s, nm.n, si))
-				return perr(P, nm.line, PTX_ENOMEM, "out of memory");
+			if (ptx__map_put(&P->modnames, nm.s, nm.n, si))
+				return ptx__perr(P, nm.line, PTX_ENOMEM, "out of memory");
 		} else if (ptx__bind(P, nm.s, nm.n, B_SYM, (uint32_t)si, 0)) {
 			return -1;
 		}
@@ -246,7 +246,7 @@ int ptx__parse_var(pparse *P, int space, int linkage, int line)
 		if (lx_punct(t, ';'))
 			return 0;
 		if (!lx_punct(t, ','))
-			return perr(P, t.line, PTX_ESYNTAX, "syntax error in declaration");
+			return ptx__perr(P, t.line, PTX_ESYNTAX, "syntax error in declaration");
 	}
 }
 

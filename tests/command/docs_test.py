@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""The documentation matches the code: every field the trace writer emits is described in
+the README's "Trace format" and in the man page's TRACE FORMAT; every variable the library
+reads is in the README's configuration table; the README's Quick start is exactly the two
+commands of a fresh machine.
+Usage: docs_test.py SOURCE_ROOT TRACE_TEST"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(what, ok, detail=""):
+    if not ok:
+        failures.append(what)
+        print(f"FAILED: {what}{': ' + detail if detail else ''}")
+
+
+def section(text, title):
+    """The Markdown section under '## title', up to the next '## '."""
+    m = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    return m.group(1) if m else ""
+
+
+def main():
+    root, trace_test = sys.argv[1], sys.argv[2]
+    readme = open(os.path.join(root, "README.md")).read()
+    man = open(os.path.join(root, "doc", "bf16shim.1")).read()
+    man_trace = man.split(".SH TRACE FORMAT", 1)[-1].split(".SH ", 1)[0].replace("\\", "")
+
+    # The fields the writer emits, with every optional one present (a failed record has a
+    # first_status).
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "t.jsonl")
+        subprocess.run([trace_test, "threads", "2"], check=True,
+                       env={**os.environ, "BF16SHIM_TRACE": path})
+        keys = set()
+        for line in open(path):
+            keys |= set(json.loads(line))
+    check("the writer emits first_status on failures", "first_status" in keys, str(keys))
+    trace_doc = section(readme, "Trace format")
+    for key in sorted(keys):
+        check(f"README documents trace field {key}", f"`{key}`" in trace_doc)
+        check(f"man page documents trace field {key}",
+              re.search(rf"^\.BR? .*\b{key}\b", man_trace, re.M) is not None)
+
+    # The library's settings (quoted names in src/) in the configuration table.
+    src = os.path.join(root, "src")
+    names = set()
+    for dirpath, _, files in os.walk(src):
+        for f in files:
+            if f.endswith(".c"):
+                names |= set(re.findall(r'"(BF16SHIM_[A-Z_]+)"', open(os.path.join(dirpath, f)).read()))
+    config = section(readme, "Configuration")
+    check("variables found in src/", "BF16SHIM_TRACE" in names, str(names))
+    for name in sorted(names):
+        check(f"README configuration lists {name}", f"`{name}`" in config)
+
+    # Quick start: the two commands, in this order, and nothing else in the first block.
+    quick = section(readme, "Quick start")
+    block = re.search(r"```sh\n(.*?)```", quick, re.S)
+    commands = block.group(1).split("\n")[:-1] if block else []
+    check("Quick start has exactly the two commands",
+          commands == ["./scripts/bf16shim demo", "./scripts/test"], str(commands))
+    print(f"docs: {len(keys)} trace fields, {len(names)} variables checked")
+
+
+main()
+sys.exit(1 if failures else 0)

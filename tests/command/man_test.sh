@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The manual page renders without warnings (man -l, as `man ./bf16shim.1` does, else groff)
+# and documents every subcommand of the command and every environment variable that the
+# library, the command and its helpers read.
+# Usage: man_test.sh SOURCE_ROOT
+set -u
+. "$(dirname "$0")/lib.sh"
+root=$1
+page=$root/doc/bf16shim.1
+if command -v man >/dev/null; then
+	render() { MANWIDTH=80 MAN_KEEP_FORMATTING= man -l "$page" 2>&1 | col -b; }
+elif command -v groff >/dev/null; then
+	render() { groff -man -Tutf8 -rLL=80n "$page" 2>&1 | col -b; }
+else
+	echo "neither man nor groff: cannot render (scripts/test installs man-db)"
+	exit 77
+fi
+checks=$((checks + 1))
+out=$(render)
+[ -n "$out" ] || fail "nothing rendered"
+if command -v groff >/dev/null; then
+	warnings=$(groff -man -ww -z "$page" 2>&1)
+	checks=$((checks + 1))
+	[ -z "$warnings" ] || fail "groff warnings: $warnings"
+fi
+for section in NAME SYNOPSIS DESCRIPTION COMMANDS ENVIRONMENT "TRACE FORMAT" "EXIT STATUS"; do
+	expect_output "section $section" "^$section\$"
+done
+
+# Every subcommand of the dispatcher (the case at the bottom of the script).
+subcommands=$(sed -n '/^case \$cmd in/,/^esac/p' "$root/scripts/bf16shim" | sed 1d |
+	sed -n 's/^\([a-z][a-z]*\)[ )|].*/\1/p' | grep -v '^help$')
+checks=$((checks + 1))
+[ "$(wc -l <<<"$subcommands")" -ge 6 ] || fail "found too few subcommands: $subcommands"
+help=$("$root/scripts/bf16shim" help)
+for c in $subcommands; do
+	expect_output "subcommand $c documented" "^       $c( |\$)"
+	checks=$((checks + 1))
+	grep -qE "^  $c( |\$)" <<<"$help" || fail "subcommand $c missing from 'bf16shim help'"
+done
+
+# Every variable read: by the library (quoted names in src/), the helpers (tools/), the
+# command (${BF16SHIM_...}), and the simulator's user-facing ones.
+vars=$( (grep -rhoE '"BF16SHIM_[A-Z_]+"' "$root/src" "$root/tools" | tr -d '"'
+	grep -oE '\$\{BF16SHIM_[A-Z_]+' "$root/scripts/bf16shim" | tr -d '${'
+	echo SIMCUDA_ARCH SIMCUDA_MEM_MB SIMCUDA_FAIL SIMCUDA_LOG SIMCUDA_COMPUTE | tr ' ' '\n'
+	) | sort -u)
+checks=$((checks + 1))
+grep -q BF16SHIM_TRACE <<<"$vars" || fail "the variable search found nothing: $vars"
+echo "subcommands: "$subcommands
+echo "variables: "$vars
+for v in $vars; do
+	expect_output "variable $v documented" "^       $v\$"
+done
+finish

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# `bf16shim run`: exit status passed through, LD_PRELOAD kept and de-duplicated (by resolved
+# path), nested runs, settings exported to a whole process tree, --sim, the library search,
+# and a real bf16 GEMM program fixed by it on a simulated Pascal card.
+# Usage: run_test.sh BF16SHIM SHIM_LIB STUB_LIB SIMDIR DEMO_GEMM
+set -u
+. "$(dirname "$0")/lib.sh"
+cmd=$1 lib=$2 stub=$3 simdir=$4 demo=$5
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export BF16SHIM_LIB=$lib BF16SHIM_SIMDIR=$simdir
+# As a user runs it: meson test's own library path must not help the programs find anything.
+unset LD_LIBRARY_PATH LD_PRELOAD BF16SHIM_MODE BF16SHIM_PATH BF16SHIM_LOG BF16SHIM_LOG_FILE BF16SHIM_TRACE \
+	BF16SHIM_EMULATE_SM
+show_preload='printf "%s\n" "$LD_PRELOAD"'
+
+# Exit status: CMD's, whatever it is.
+expect_status 0 "true" "$cmd" run -- true
+expect_status 1 "false" "$cmd" run -- false
+expect_status 7 "exit 7" "$cmd" run -- sh -c 'exit 7'
+expect_status 143 "killed by SIGTERM" "$cmd" run -- sh -c 'kill -TERM $$'
+expect_status 127 "no such program" "$cmd" run -- /no/such/program
+expect_output "no such program" "cannot run /no/such/program"
+expect_status 2 "no command" "$cmd" run --log info
+expect_status 2 "unknown option" "$cmd" run --frobnicate -- true
+expect_status 2 "bad --mode" "$cmd" run --mode sometimes -- true
+expect_output "bad --mode" "want one of auto force off"
+expect_status 2 "bad --emulate-sm" "$cmd" run --emulate-sm pascal -- true
+expect_status 2 "option without value" "$cmd" run --trace
+
+# LD_PRELOAD: the library first, what was there kept in order, never twice.
+expect_status 0 "empty LD_PRELOAD" "$cmd" run -- sh -c "$show_preload"
+expect_equal "empty LD_PRELOAD" "$out" "$lib"
+LD_PRELOAD=$stub expect_status 0 "existing entry kept" "$cmd" run -- sh -c "$show_preload"
+expect_equal "existing entry kept" "$out" "$lib:$stub"
+LD_PRELOAD="$stub:$lib" expect_status 0 "already there: not added twice" \
+	"$cmd" run -- sh -c "$show_preload"
+expect_equal "already there" "$out" "$lib:$stub"
+ln -s "$lib" "$tmp/link-to-shim.so"
+LD_PRELOAD="$tmp/link-to-shim.so $stub" expect_status 0 "symbolic link to it, space-separated" \
+	"$cmd" run -- sh -c "$show_preload"
+expect_equal "symbolic link resolved" "$out" "$lib:$stub"
+libdir=$(dirname "$lib")
+(
+	failures=0
+	cd "$libdir" || exit 1
+	LD_PRELOAD=./libbf16shim.so expect_status 0 "relative path to it" \
+		"$cmd" run -- sh -c "$show_preload"
+	expect_equal "relative path" "$out" "$lib"
+	exit $failures
+) || failures=$((failures + 1))
+cp "$lib" "$tmp/libbf16shim.so"
+LD_PRELOAD="$tmp/libbf16shim.so:$stub" expect_status 0 "another copy of the shim replaced" \
+	"$cmd" run -- sh -c "$show_preload"
+expect_equal "another copy replaced" "$out" "$lib:$stub"
+
+# Nested runs: the inner one adds nothing, its options win for its subtree.
+expect_status 0 "nested run" "$cmd" run --log warn -- "$cmd" run --log debug -- \
+	sh -c 'printf "%s|%s\n" "$LD_PRELOAD" "$BF16SHIM_LOG"'
+expect_equal "nested run" "$out" "$lib|debug"
+LD_PRELOAD=$stub expect_status 0 "nested run keeps other entries" \
+	"$cmd" run -- "$cmd" run -- sh -c "$show_preload"
+expect_equal "nested run keeps other entries" "$out" "$lib:$stub"
+
+# Settings: exported, inherited by a whole tree; file names made absolute.
+cd "$tmp" || exit 1
+expect_status 0 "settings exported to a process tree" "$cmd" run --mode force --path=fp32 \
+	--emulate-sm sm_61 --log info --log-file log.txt --trace 't.%p.jsonl' -- \
+	sh -c 'true; sh -c "printf \"%s \" \"\$BF16SHIM_MODE\" \"\$BF16SHIM_PATH\" \"\$BF16SHIM_EMULATE_SM\" \"\$BF16SHIM_LOG\" \"\$BF16SHIM_LOG_FILE\" \"\$BF16SHIM_TRACE\" \"\$LD_PRELOAD\""'
+expect_equal "settings" "$out" "force fp32 61 info $tmp/log.txt $tmp/t.%p.jsonl $lib "
+expect_status 0 "the library is mapped in a grandchild" \
+	"$cmd" run -- sh -c 'sh -c "cat /proc/self/maps"'
+expect_output "grandchild" "$lib"
+cd - >/dev/null || exit 1
+
+# --sim: the simulator's libraries and architecture, and the shim.
+expect_status 0 "--sim" "$cmd" run --sim sm_75 -- \
+	sh -c 'printf "%s|%s|%s\n" "$SIMCUDA_ARCH" "${LD_LIBRARY_PATH%%:*}" "$LD_PRELOAD"'
+expect_equal "--sim" "$out" "sm_75|$simdir|$lib"
+expect_status 2 "--sim with a bad arch" "$cmd" run --sim pascal -- true
+
+# The library search.
+BF16SHIM_LIB=/no/such/libbf16shim.so expect_status 2 "BF16SHIM_LIB missing" "$cmd" run -- true
+expect_output "BF16SHIM_LIB missing" "BF16SHIM_LIB=/no/such/libbf16shim.so: no such file"
+root=$(cd "$(dirname "$cmd")/.." && pwd)
+(
+	failures=0
+	unset BF16SHIM_LIB
+	expect_status 0 "found in a source build" "$cmd" run -- sh -c "$show_preload"
+	expect_output "found in a source build" "^$root/build[^/]*/src/libbf16shim\.so\$"
+	exit $failures
+) || failures=$((failures + 1))
+
+# The point of it all: PyTorch's bf16 GEMMs, refused on Pascal, computed with the shim.
+expect_status 1 "bf16 GEMMs on sm_61 without the shim" "$cmd" sim sm_61 -- "$demo"
+expect_output "without the shim" "CUBLAS_STATUS_NOT_SUPPORTED"
+expect_status 0 "bf16 GEMMs on sm_61 with bf16shim run" "$cmd" run --sim sm_61 -- "$demo"
+expect_output "with bf16shim run" "cublasGemmEx .*CUBLAS_STATUS_SUCCESS"
+expect_output "with bf16shim run" "correct"
+expect_no_output "with bf16shim run" "WRONG|NOT_SUPPORTED"
+
+finish
