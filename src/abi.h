@@ -4,6 +4,7 @@
 #ifndef BF16SHIM_ABI_H
 #define BF16SHIM_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* cublasStatus_t */
@@ -57,6 +58,71 @@ enum {
 enum { ABI_OP_N = 0, ABI_OP_T = 1, ABI_OP_C = 2 };
 enum { ABI_POINTER_MODE_HOST = 0, ABI_POINTER_MODE_DEVICE = 1 };
 
+/* cuBLASLt (cublasLt.h): the attributes the shim reads, under our names. */
+enum { /* cublasLtMatmulDescAttributes_t */
+	ABI_LT_DESC_COMPUTE_TYPE = 0,
+	ABI_LT_DESC_SCALE_TYPE = 1,
+	ABI_LT_DESC_POINTER_MODE = 2,
+	ABI_LT_DESC_TRANSA = 3,
+	ABI_LT_DESC_TRANSB = 4,
+	ABI_LT_DESC_TRANSC = 5,
+	ABI_LT_DESC_EPILOGUE = 7,
+	ABI_LT_DESC_BIAS_POINTER = 8,
+	ABI_LT_DESC_BIAS_BATCH_STRIDE = 10,
+	ABI_LT_DESC_A_SCALE_POINTER = 17,
+	ABI_LT_DESC_B_SCALE_POINTER = 18,
+	ABI_LT_DESC_C_SCALE_POINTER = 19,
+	ABI_LT_DESC_D_SCALE_POINTER = 20,
+	ABI_LT_DESC_AMAX_D_POINTER = 21,
+	ABI_LT_DESC_BIAS_DATA_TYPE = 26,
+	ABI_LT_DESC_A_SCALE_MODE = 31,
+	ABI_LT_DESC_B_SCALE_MODE = 32,
+	ABI_LT_DESC_C_SCALE_MODE = 33,
+	ABI_LT_DESC_D_SCALE_MODE = 34,
+	ABI_LT_DESC_D_OUT_SCALE_POINTER = 36,
+	ABI_LT_DESC_D_OUT_SCALE_MODE = 37,
+};
+enum { /* cublasLtMatrixLayoutAttribute_t */
+	ABI_LT_LAYOUT_TYPE = 0,
+	ABI_LT_LAYOUT_ORDER = 1,
+	ABI_LT_LAYOUT_ROWS = 2,
+	ABI_LT_LAYOUT_COLS = 3,
+	ABI_LT_LAYOUT_LD = 4,
+	ABI_LT_LAYOUT_BATCH_COUNT = 5,
+	ABI_LT_LAYOUT_STRIDED_BATCH_OFFSET = 6,
+	ABI_LT_LAYOUT_PLANE_OFFSET = 7,
+	ABI_LT_LAYOUT_BATCH_MODE = 8,
+};
+enum { ABI_LT_PREF_MAX_WORKSPACE_BYTES = 1 }; /* cublasLtMatmulPreferenceAttributes_t */
+enum { /* cublasLtEpilogue_t: the six the rewrite fuses (the others stay the library's) */
+	ABI_LT_EPILOGUE_DEFAULT = 1,
+	ABI_LT_EPILOGUE_RELU = 2,
+	ABI_LT_EPILOGUE_BIAS = 4,
+	ABI_LT_EPILOGUE_RELU_BIAS = 6,
+	ABI_LT_EPILOGUE_GELU = 32,
+	ABI_LT_EPILOGUE_GELU_BIAS = 36,
+};
+enum { ABI_LT_ORDER_COL = 0, ABI_LT_ORDER_ROW = 1 };                 /* cublasLtOrder_t */
+enum { ABI_LT_POINTER_MODE_HOST = 0, ABI_LT_POINTER_MODE_DEVICE = 1 }; /* cublasLtPointerMode_t */
+enum { ABI_LT_BATCH_MODE_STRIDED = 0 };                              /* cublasLtBatchMode_t */
+
+/* cublasLtMatmulAlgo_t and cublasLtMatmulHeuristicResult_t */
+typedef struct {
+	uint64_t data[8];
+} abi_lt_algo;
+typedef struct {
+	abi_lt_algo algo;
+	size_t workspaceSize;
+	int state;                   /* cublasStatus_t */
+	float wavesCount;
+	int reserved[4];
+} abi_lt_heuristic_result;
+
+typedef void *abi_lt_handle;     /* cublasLtHandle_t (a cublasHandle_t is one too) */
+typedef void *abi_lt_desc;       /* cublasLtMatmulDesc_t */
+typedef void *abi_lt_layout;     /* cublasLtMatrixLayout_t */
+typedef void *abi_lt_pref;       /* cublasLtMatmulPreference_t */
+
 /* CUresult and driver enums */
 enum { ABI_CUDA_SUCCESS = 0 };
 enum {
@@ -65,6 +131,24 @@ enum {
 	ABI_DEV_ATTR_MEMORY_POOLS_SUPPORTED = 115,
 };
 enum { ABI_STREAM_CAPTURE_STATUS_NONE = 0 };
+enum { ABI_MEMORYTYPE_DEVICE = 2 };
+
+/* CUDA_MEMCPY2D (the _v2 layout of cuMemcpy2DAsync_v2) */
+struct abi_memcpy2d {
+	size_t srcXInBytes, srcY;
+	int srcMemoryType;
+	const void *srcHost;
+	uint64_t srcDevice;
+	void *srcArray;
+	size_t srcPitch;
+	size_t dstXInBytes, dstY;
+	int dstMemoryType;
+	void *dstHost;
+	uint64_t dstDevice;
+	void *dstArray;
+	size_t dstPitch;
+	size_t WidthInBytes, Height;
+};
 
 typedef int abi_status;          /* cublasStatus_t */
 typedef int abi_result;          /* CUresult */

@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "real.h"
 #include "rewrite/rewrite.h"
+#include "trace.h"
 #include "verdict.h"
 
 __thread int shim_depth __attribute__((tls_model("initial-exec")));
@@ -40,7 +41,8 @@ static struct plan_call plan_call_of(const struct gemm_call *c)
 static void describe(const struct gemm_call *c, const struct device_facts *dev, char *buf,
 		     size_t cap)
 {
-	snprintf(buf, cap, "%s A=%d B=%d C=%d compute=%d algo=%d on sm_%d", sym_names[c->sym],
+	snprintf(buf, cap, "%s A=%d B=%d C=%d compute=%d algo=%d on sm_%d",
+		 c->api ? c->api : sym_names[c->sym],
 		 c->atype, c->btype, c->ctype, c->compute, c->algo, dev ? dev->sm : 0);
 }
 
@@ -94,7 +96,14 @@ static abi_status execute(const struct gemm_call *c, const struct device_facts *
 	return c->forward(c);
 }
 
-static abi_status dispatch(struct gemm_call *c)
+/* What a dispatch did, for the trace. */
+struct outcome {
+	const struct device_facts *dev;
+	struct plan plan;
+	int first_status;
+};
+
+static abi_status dispatch(struct gemm_call *c, struct outcome *out)
 {
 	const struct shim_config *cfg = shim_config();
 	struct plan_call pc = plan_call_of(c);
@@ -112,6 +121,7 @@ static abi_status dispatch(struct gemm_call *c)
 		dev = device_for_handle(c->handle);
 		goto retry;
 	}
+	out->plan = (struct plan){DECIDE_PASS, "no bf16 operand"};
 	/* Nothing to plan for a non-bf16 call until one has failed. */
 	if (!bf16 && !verdict_any()) {
 		st = c->forward(c);
@@ -122,11 +132,15 @@ static abi_status dispatch(struct gemm_call *c)
 		goto retry;
 	}
 	dev = device_for_handle(c->handle);
-	if (!dev)
+	out->dev = dev;
+	if (!dev) {
+		out->plan.reason = "device unknown";
 		return c->forward(c);
+	}
 	pd = (struct plan_device){dev->sm, dev->tensor_cores};
 	if (!verdict_lookup(&pc, dev->sm, &p))
 		p = plan_gemm(&pc, &pd, cfg);
+	out->plan = p;
 	if (p.decision != DECIDE_PASS) {
 		describe(c, dev, what, sizeof what);
 		snprintf(key, sizeof key, "plan %s %s", plan_decision_name(p.decision), what);
@@ -137,6 +151,8 @@ static abi_status dispatch(struct gemm_call *c)
 	if (st != ABI_STATUS_NOT_SUPPORTED && st != ABI_STATUS_ARCH_MISMATCH)
 		return st;
 retry:
+	out->dev = dev;
+	out->first_status = st;
 	if (!dev)
 		return st;
 	pd = (struct plan_device){dev->sm, dev->tensor_cores};
@@ -144,8 +160,12 @@ retry:
 	for (int step = 0; step < 3; step++) {
 		abi_status again;
 		r = plan_retry(&pc, &pd, cfg, p.decision, st);
-		if (r.decision == DECIDE_PASS)
+		if (r.decision == DECIDE_PASS) {
+			if (!step)
+				out->first_status = -1; /* nothing was retried */
 			return st;
+		}
+		out->plan = r;
 		again = execute(c, dev, r);
 		describe(c, dev, what, sizeof what);
 		snprintf(key, sizeof key, "retry %s %s", plan_decision_name(r.decision), what);
@@ -164,6 +184,27 @@ retry:
 	return st;
 }
 
+static void trace_call(const struct gemm_call *c, const struct outcome *out, abi_status st)
+{
+	int pmode = -1;
+	typedef abi_status (*get_pmode_fn)(abi_handle, int *);
+	get_pmode_fn gp = (get_pmode_fn)real_cublas(SYM_cublasGetPointerMode_v2);
+	struct trace_record r = {
+		.api = sym_names[c->sym], .m = c->m, .n = c->n, .k = c->k, .batch = c->batch,
+		.transa = c->transa, .transb = c->transb, .atype = c->atype, .btype = c->btype,
+		.ctype = c->ctype, .compute = c->compute, .algo = c->algo,
+		.device = out->dev ? out->dev->ordinal : -1, .sm = out->dev ? out->dev->sm : -1,
+		.real_sm = out->dev ? out->dev->real_sm : -1,
+		.decision = plan_decision_name(out->plan.decision), .reason = out->plan.reason,
+		.status = st, .first_status = out->first_status,
+	};
+	/* A host call into cuBLAS: reads the handle, never synchronises. */
+	if (c->handle && gp && gp(c->handle, &pmode) != ABI_STATUS_SUCCESS)
+		pmode = -1;
+	r.pointer_mode = pmode;
+	trace_write(&r);
+}
+
 abi_status shim_gemm(struct gemm_call *c)
 {
 	abi_status st;
@@ -174,14 +215,31 @@ abi_status shim_gemm(struct gemm_call *c)
 		return ABI_STATUS_NOT_INITIALIZED;
 	if (!shim_fast.ready) {
 		shim_fast.pass_all = shim_config()->mode == MODE_OFF;
-		__atomic_store_n(&shim_fast.ready, 1, __ATOMIC_RELEASE);
+		/* While tracing, every call must reach the dispatcher to be written down. */
+		if (!trace_enabled())
+			__atomic_store_n(&shim_fast.ready, 1, __ATOMIC_RELEASE);
 	}
-	if (shim_fast.pass_all)
+	if (shim_fast.pass_all && !trace_enabled())
 		return c->forward(c);
 	shim_depth++;
-	st = dispatch(c);
+	if (shim_fast.pass_all) {
+		struct outcome out = {NULL, {DECIDE_PASS, "BF16SHIM_MODE=off"}, -1};
+		st = c->forward(c);
+		trace_call(c, &out, st);
+	} else {
+		struct outcome out = {NULL, {DECIDE_PASS, ""}, -1};
+		st = dispatch(c, &out);
+		if (trace_enabled())
+			trace_call(c, &out, st);
+	}
 	shim_depth--;
 	return st;
+}
+
+abi_status shim_gemm_run(const struct gemm_call *c, const struct device_facts *dev,
+			 const struct plan *p)
+{
+	return execute(c, dev, *p);
 }
 
 typedef abi_status (*destroy_fn)(abi_handle);

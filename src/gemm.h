@@ -6,10 +6,28 @@
 #include <stdint.h>
 
 #include "abi.h"
+#include "plan.h"
 #include "real.h"
 
 struct gemm_call;
 typedef abi_status (*gemm_forward_fn)(const struct gemm_call *c);
+
+/* A cuBLASLt epilogue fused into ours: out = act(alpha*AB + beta*C + bias). */
+struct gemm_epilogue {
+	uint64_t bias;              /* device vector, 0 for none */
+	int bias_type;              /* cudaDataType */
+	int bias_along;             /* 0: bias[row of the output], 1: bias[column] */
+	int64_t bias_batch_stride;  /* elements; 0: one vector for every batch item */
+	int act;                    /* enum gemm_act */
+};
+
+/* What a cuBLASLt call brings that a cuBLAS one takes from its handle. */
+struct gemm_lt {
+	abi_stream stream;
+	int pmode;                  /* ABI_POINTER_MODE_* */
+	void *workspace;            /* the caller's, usable as scratch */
+	size_t workspace_bytes;
+};
 
 struct gemm_call {
 	enum real_cublas_sym sym;   /* the entry point, for forwarding and the log */
@@ -28,18 +46,27 @@ struct gemm_call {
 	int algo;
 	int ptr_array;              /* the *BatchedEx form */
 	int first_status;           /* status of a fast-path attempt already made, or -1 */
+	/* Zero for cuBLAS GEMMs (the exported wrappers initialise the members above only). */
+	const char *api;            /* the name for the log, if not sym's */
+	const struct gemm_lt *lt;   /* a cuBLASLt call: inner GEMMs go through cuBLASLt */
+	struct gemm_epilogue epilogue;
 };
 
 /* What the exported wrappers' fast path reads: set once everything is initialised. */
 struct shim_fast {
 	int ready;        /* real functions found, configuration read */
 	int pass_all;     /* BF16SHIM_MODE=off */
+	int lt_ready;     /* the same for cuBLASLt (found on its own) */
 };
 extern struct shim_fast shim_fast;
 extern void *real_cublas_fn[SYM_CUBLAS_COUNT];
 
 /* The dispatcher: plan, then forward, retry or rewrite. */
 abi_status shim_gemm(struct gemm_call *c);
+/* Carries out decision p for c, falling back along plan_fallback() down to c->forward. */
+struct device_facts;
+abi_status shim_gemm_run(const struct gemm_call *c, const struct device_facts *dev,
+			 const struct plan *p);
 /* cublasDestroy: drops what the shim keeps per handle, then destroys it. */
 abi_status shim_cublas_destroy(abi_handle handle);
 

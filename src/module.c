@@ -56,6 +56,7 @@ static const char *load(struct shim_module *m)
 			{KERNEL_CAST_BF16_F16_SCALED,
 			 offsetof(struct shim_module, cast_bf16_f16_scaled)},
 			{KERNEL_EPILOGUE_SCALED, offsetof(struct shim_module, epilogue_scaled)},
+			{KERNEL_GEMM_SMALL, offsetof(struct shim_module, gemm_small)},
 		};
 		for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++) {
 			abi_function *f = (abi_function *)((char *)m + optional[i].offset);

@@ -10,6 +10,7 @@ struct shim_module {
 	abi_function epilogue_f32;
 	/* fp16 fast path (issue 4); NULL where this build lacks them */
 	abi_function absmax_rows, absmax_cols, cast_bf16_f16_scaled, epilogue_scaled;
+	abi_function gemm_small;     /* decode-shaped GEMMs reading bf16 directly */
 	abi_devptr one, zero;        /* 1.0f and 0.0f in device memory, for device pointer mode */
 };
 

@@ -160,3 +160,188 @@ struct plan plan_retry(const struct plan_call *c, const struct plan_device *d,
 		return decide(DECIDE_FP32, "the library refused this type combination");
 	return decide(DECIDE_PASS, "no rewrite for this type combination");
 }
+
+/* ---- cuBLASLt ---- */
+
+static const char *const lt_decision_names[] = {
+	[LT_PASS] = "pass",
+	[LT_REWRITE] = "rewrite",
+	[LT_COMPUTE_32F] = "compute-32f",
+};
+
+const char *plan_lt_decision_name(enum lt_decision d)
+{
+	return lt_decision_names[d];
+}
+
+static struct lt_plan lt_decide(enum lt_decision d, const char *why)
+{
+	return (struct lt_plan){.decision = d, .reason = why};
+}
+
+/* The six epilogues the rewrite fuses: activation and bias. */
+static int lt_epilogue(unsigned epilogue, int *act, int *bias)
+{
+	static const struct {
+		unsigned epilogue;
+		int act, bias;
+	} fused[] = {
+		{ABI_LT_EPILOGUE_DEFAULT, GEMM_ACT_NONE, 0}, {ABI_LT_EPILOGUE_RELU, GEMM_ACT_RELU, 0},
+		{ABI_LT_EPILOGUE_BIAS, GEMM_ACT_NONE, 1},    {ABI_LT_EPILOGUE_RELU_BIAS, GEMM_ACT_RELU, 1},
+		{ABI_LT_EPILOGUE_GELU, GEMM_ACT_GELU, 0},    {ABI_LT_EPILOGUE_GELU_BIAS, GEMM_ACT_GELU, 1},
+	};
+	for (size_t i = 0; i < sizeof fused / sizeof fused[0]; i++) {
+		if (fused[i].epilogue == epilogue) {
+			*act = fused[i].act;
+			*bias = fused[i].bias;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Reduced-precision fast modes the device lacks (preampere.md: TF32 needs sm_80; bf16 tensor
+ * cores too; fp16 tensor cores come with sm_70, but not on every part). */
+static int lt_fast_mode_missing(int compute, const struct plan_device *d)
+{
+	switch (compute) {
+	case ABI_COMPUTE_32F_FAST_TF32:
+	case ABI_COMPUTE_32F_FAST_16BF:
+		return d->sm < 80;
+	case ABI_COMPUTE_32F_FAST_16F:
+		return !d->tensor_cores;
+	default:
+		return 0;
+	}
+}
+
+static int flip(int op)
+{
+	return op == ABI_OP_N ? ABI_OP_T : ABI_OP_N;
+}
+
+static int is_fp8(int type)
+{
+	return type == ABI_R_8F_E4M3 || type == ABI_R_8F_E5M2;
+}
+
+/* Shapes and layouts the library would accept: the same four checks cuBLASLt makes
+ * (op(A) m x k, op(B) k x n, C and D m x n, one batch count), in the orders the rewrite
+ * addresses.  NULL when the call is fine, else why it stays the library's. */
+static const char *lt_layouts_invalid(const struct plan_lt_call *c)
+{
+	const struct plan_lt_matrix *ms[4] = {&c->a, &c->b, &c->c, &c->d};
+	int ta = c->transa != ABI_OP_N, tb = c->transb != ABI_OP_N;
+	uint64_t m = c->d.rows, n = c->d.cols, k = ta ? c->a.rows : c->a.cols;
+
+	for (int i = 0; i < 4; i++) {
+		if (ms[i]->order != ABI_LT_ORDER_COL && ms[i]->order != ABI_LT_ORDER_ROW)
+			return "a matrix order other than column or row";
+		if (ms[i]->rows > INT32_MAX || ms[i]->cols > INT32_MAX || ms[i]->batch < 1 ||
+		    ms[i]->batch != c->d.batch)
+			return "invalid layouts: the library answers";
+		if (ms[i]->ld < max1((int64_t)(ms[i]->order == ABI_LT_ORDER_COL ? ms[i]->rows
+									   : ms[i]->cols)))
+			return "invalid layouts: the library answers";
+	}
+	if ((ta ? c->a.cols : c->a.rows) != m || (tb ? c->b.cols : c->b.rows) != k ||
+	    (tb ? c->b.rows : c->b.cols) != n || c->c.rows != m || c->c.cols != n)
+		return "invalid layouts: the library answers";
+	if (c->c.order != c->d.order)
+		return "C and D in different orders";
+	/* In place needs one layout (cuBLASLt: INVALID_VALUE otherwise). */
+	if (c->c_is_d && c->c.ld != c->d.ld)
+		return "invalid layouts: the library answers";
+	return NULL;
+}
+
+/* The call in column-major terms: each operand stored row-major is its transpose stored
+ * column-major, and a row-major D is computed as D^T = op(B)^T op(A)^T. */
+static void lt_column_major(const struct plan_lt_call *c, struct lt_plan *p)
+{
+	int ea = c->a.order == ABI_LT_ORDER_ROW ? flip(c->transa) : c->transa;
+	int eb = c->b.order == ABI_LT_ORDER_ROW ? flip(c->transb) : c->transb;
+	struct plan_call *g = &p->gemm;
+
+	/* Real operands: C (conjugate transpose) is T. */
+	ea = ea == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
+	eb = eb == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
+	p->transposed = c->d.order == ABI_LT_ORDER_ROW;
+	*g = (struct plan_call){.ctype = c->d.type, .compute = c->compute,
+				.algo = ABI_GEMM_DEFAULT, .batch = c->d.batch, .ldc = c->d.ld,
+				.k = c->transa != ABI_OP_N ? (int64_t)c->a.rows : (int64_t)c->a.cols};
+	if (!p->transposed) {
+		g->atype = c->a.type, g->btype = c->b.type;
+		g->transa = ea, g->transb = eb;
+		g->m = (int64_t)c->d.rows, g->n = (int64_t)c->d.cols;
+		g->lda = c->a.ld, g->ldb = c->b.ld;
+	} else {
+		g->atype = c->b.type, g->btype = c->a.type;
+		g->transa = flip(eb), g->transb = flip(ea);
+		g->m = (int64_t)c->d.cols, g->n = (int64_t)c->d.rows;
+		g->lda = c->b.ld, g->ldb = c->a.ld;
+	}
+}
+
+struct lt_plan plan_lt(const struct plan_lt_call *c, const struct plan_device *d,
+		       const struct shim_config *cfg)
+{
+	int bf16 = c->a.type == ABI_R_16BF || c->b.type == ABI_R_16BF;
+	struct shim_config forced = *cfg;
+	const char *invalid;
+	struct lt_plan p;
+	int act, bias, bias_type;
+
+	if (!bf16) {
+		if (cfg->mode == MODE_OFF)
+			return lt_decide(LT_PASS, "BF16SHIM_MODE=off");
+		if (is_fp8(c->a.type) || is_fp8(c->b.type))
+			return lt_decide(LT_PASS, d->sm < 89 ? "FP8 needs sm_89 and is not converted"
+							     : "FP8 is native from sm_89");
+		if (lt_fast_mode_missing(c->compute, d) && cfg->path != PATH_NATIVE)
+			return lt_decide(LT_COMPUTE_32F, "this GPU lacks the reduced-precision "
+							 "mode: plain fp32 compute");
+		return lt_decide(LT_PASS, "no bf16 operand");
+	}
+	if (cfg->mode == MODE_OFF && !c->ours)
+		return lt_decide(LT_PASS, "BF16SHIM_MODE=off");
+	if (c->transa < ABI_OP_N || c->transa > ABI_OP_C || c->transb < ABI_OP_N ||
+	    c->transb > ABI_OP_C || c->transc != ABI_OP_N)
+		return lt_decide(LT_PASS, "transposes the rewrite does not take");
+	if (!lt_epilogue(c->epilogue, &act, &bias))
+		return lt_decide(LT_PASS, "epilogue not fused (aux output, gradient or unknown)");
+	if (c->unhandled)
+		return lt_decide(LT_PASS, c->unhandled);
+	if (c->pmode != ABI_LT_POINTER_MODE_HOST && c->pmode != ABI_LT_POINTER_MODE_DEVICE)
+		return lt_decide(LT_PASS, "vector alpha pointer modes are not rewritten");
+	if (c->scale != ABI_R_32F)
+		return lt_decide(LT_PASS, "scale type other than fp32");
+	if ((invalid = lt_layouts_invalid(c)))
+		return lt_decide(LT_PASS, invalid);
+	if (c->c.type != c->d.type || (c->d.type != ABI_R_16BF && c->d.type != ABI_R_32F))
+		return lt_decide(LT_PASS, "C/D types other than one of bf16 or fp32");
+	bias_type = c->bias_type == -1 ? c->d.type : c->bias_type;
+	if (bias && (!c->bias || (bias_type != ABI_R_16BF && bias_type != ABI_R_32F)))
+		return lt_decide(LT_PASS, "bias missing or of a type other than bf16 or fp32");
+
+	p = lt_decide(LT_REWRITE, "");
+	lt_column_major(c, &p);
+	p.act = act;
+	p.has_bias = bias;
+	/* An algorithm from our heuristic asks for the rewrite whatever the policy says now. */
+	if (c->ours) {
+		forced.mode = MODE_FORCE;
+		if (forced.path == PATH_NATIVE)
+			forced.path = PATH_AUTO;
+	}
+	p.rewrite = plan_gemm(&p.gemm, d, &forced);
+	if (p.rewrite.decision == DECIDE_PASS || p.gemm.ldc < max1(p.gemm.m))
+		return lt_decide(LT_PASS, p.rewrite.decision == DECIDE_PASS ? p.rewrite.reason
+									    : "invalid layouts");
+	/* The decode kernel has no bias or activation (yet): the next path fuses them. */
+	if (p.rewrite.decision == DECIDE_DECODE && (bias || act != GEMM_ACT_NONE))
+		p.rewrite = (struct plan){plan_fallback(DECIDE_DECODE, &p.gemm, d),
+					  "decode shape with an epilogue the decode kernel lacks"};
+	p.reason = p.rewrite.reason;
+	return p;
+}

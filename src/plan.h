@@ -54,4 +54,51 @@ int plan_is_tensor_op_algo(int algo);
 /* Can the fp32 path compute this call (types and compute type)? */
 int plan_fp32_supports(const struct plan_call *c);
 
+/* ---- cuBLASLt (issue 5): a matmul as read from its descriptors and layouts ---- */
+/* The activation of a fused epilogue (numbered as kernels.h's KERNEL_ACT_*). */
+enum gemm_act { GEMM_ACT_NONE, GEMM_ACT_RELU, GEMM_ACT_GELU };
+
+struct plan_lt_matrix {
+	int type, order;             /* cudaDataType, cublasLtOrder_t */
+	uint64_t rows, cols;
+	int64_t ld, stride;          /* stride: STRIDED_BATCH_OFFSET, elements */
+	int batch;
+};
+
+struct plan_lt_call {
+	int compute, scale, pmode;   /* cublasComputeType_t, cudaDataType, cublasLtPointerMode_t */
+	int transa, transb, transc;
+	unsigned epilogue;           /* cublasLtEpilogue_t */
+	uint64_t bias;
+	int64_t bias_stride;
+	int bias_type;               /* -1: D's type */
+	struct plan_lt_matrix a, b, c, d;
+	int c_is_d;                  /* C and D are the same pointer */
+	const char *unhandled;       /* an attribute set that no rewrite honours, or NULL */
+	int ours;                    /* the algorithm came from the shim's heuristic */
+};
+
+enum lt_decision {
+	LT_PASS,                     /* the real cuBLASLt, untouched */
+	LT_REWRITE,                  /* one of the GEMM rewrites, epilogue fused */
+	LT_COMPUTE_32F,              /* the real cuBLASLt with CUBLAS_COMPUTE_32F */
+};
+
+struct lt_plan {
+	enum lt_decision decision;
+	const char *reason;
+	/* LT_REWRITE: the problem in column-major terms.  With a row-major D it is the
+	 * transposed one, D^T = op(B)^T op(A)^T: gemm's A is the caller's B and the bias runs
+	 * along its columns. */
+	struct plan_call gemm;
+	struct plan rewrite;
+	int transposed;
+	int act;                     /* enum gemm_act */
+	int has_bias;
+};
+
+struct lt_plan plan_lt(const struct plan_lt_call *c, const struct plan_device *d,
+		       const struct shim_config *cfg);
+const char *plan_lt_decision_name(enum lt_decision d);
+
 #endif

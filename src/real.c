@@ -1,7 +1,8 @@
-/* Finding the real libraries.  Order (preampere.md, "Interposition facts"): the cuBLAS
- * sonames with RTLD_NOLOAD (works when a Python extension loaded cuBLAS RTLD_LOCAL, where
+/* Finding the real libraries.  Order (preampere.md, "Interposition facts"): the sonames
+ * (cuBLAS, cuBLASLt) with RTLD_NOLOAD (works when a Python extension loaded cuBLAS RTLD_LOCAL, where
  * RTLD_NEXT finds nothing), then RTLD_NEXT, then every loaded object.  Never RTLD_DEFAULT:
- * it finds the shim itself.  A named override (BF16SHIM_CUBLAS) comes first. */
+ * it finds the shim itself.  A named override (BF16SHIM_CUBLAS, BF16SHIM_CUBLASLT) comes
+ * first. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -12,20 +13,43 @@
 #include "log.h"
 #include "real.h"
 
-static const char *const cublas_sonames[] = {"libcublas.so.13", "libcublas.so.12",
-					     "libcublas.so.11"};
-
 static const char *const cublas_names[] = {
 #define X(name) #name,
 	REAL_CUBLAS_SYMBOLS(X)
 #undef X
 };
+static const char *const cublaslt_names[] = {
+#define X(name, params) #name,
+	REAL_CUBLASLT_SYMBOLS(X)
+#undef X
+};
 
 void *real_cublas_fn[SYM_CUBLAS_COUNT];
+struct real_cublaslt real_lt;
 static struct real_driver driver;
-static const char *cublas_origin = "not found";
-static int ready;
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int ready, lt_ready;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT, lt_once = PTHREAD_ONCE_INIT;
+
+/* One vendor library: where to look, and the table to fill (names[0] must be in it). */
+struct library {
+	const char *sonames[3];
+	const char *prefix;          /* file name in the loaded objects, "libcublas.so" */
+	const char *override_var;    /* the configuration variable that names the file */
+	const char *const *names;
+	size_t count;
+	void **fns;
+	const char *origin;
+};
+
+static struct library cublas = {
+	{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"}, "libcublas.so",
+	"BF16SHIM_CUBLAS", cublas_names, SYM_CUBLAS_COUNT, real_cublas_fn, "not found"};
+_Static_assert(sizeof real_lt == sizeof cublaslt_names / sizeof cublaslt_names[0] * sizeof(void *),
+	       "struct real_cublaslt is one function pointer per name");
+static struct library cublaslt = {
+	{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11"}, "libcublasLt.so",
+	"BF16SHIM_CUBLASLT", cublaslt_names, sizeof cublaslt_names / sizeof cublaslt_names[0],
+	(void **)&real_lt, "not found"};
 
 /* A symbol that resolves into this library would call us back forever. */
 static int is_ours(void *fn)
@@ -36,60 +60,68 @@ static int is_ours(void *fn)
 	return self.dli_fbase == other.dli_fbase;
 }
 
-static int take_from(void *lib, const char *origin)
+static int take_from(struct library *l, void *lib, const char *origin)
 {
-	void *fn = dlsym(lib, cublas_names[SYM_cublasGemmEx]);
+	void *fn = dlsym(lib, l->names[0]);
 	if (!fn || is_ours(fn))
 		return 0;
-	for (int i = 0; i < SYM_CUBLAS_COUNT; i++) {
-		void *f = dlsym(lib, cublas_names[i]);
-		real_cublas_fn[i] = is_ours(f) ? NULL : f;
+	for (size_t i = 0; i < l->count; i++) {
+		void *f = dlsym(lib, l->names[i]);
+		/* memcpy: the table may be a struct of typed function pointers. */
+		f = is_ours(f) ? NULL : f;
+		memcpy(&l->fns[i], &f, sizeof f);
 	}
-	cublas_origin = origin;
+	l->origin = origin;
 	return 1;
 }
 
 struct phdr_search {
+	const char *prefix;
 	char path[512];
 };
 
-static int find_loaded_cublas(struct dl_phdr_info *info, size_t size, void *data)
+static int find_loaded(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct phdr_search *s = data;
 	const char *base = strrchr(info->dlpi_name, '/');
 
 	(void)size;
 	base = base ? base + 1 : info->dlpi_name;
-	if (strncmp(base, "libcublas.so", 12) == 0 && strlen(info->dlpi_name) < sizeof s->path) {
+	if (strncmp(base, s->prefix, strlen(s->prefix)) == 0 &&
+	    strlen(info->dlpi_name) < sizeof s->path) {
 		strcpy(s->path, info->dlpi_name);
 		return 1;
 	}
 	return 0;
 }
 
-static int find_cublas(const struct shim_config *cfg)
+static int find_library(struct library *l, const char *override)
 {
-	struct phdr_search s = {{0}};
+	struct phdr_search s = {l->prefix, {0}};
 	void *lib;
 
-	if (cfg->cublas_path && *cfg->cublas_path) {
+	if (override && *override) {
 		/* The user named this file, so loading it is what they asked for. */
-		lib = dlopen(cfg->cublas_path, RTLD_LAZY | RTLD_LOCAL);
-		if (lib && take_from(lib, "BF16SHIM_CUBLAS"))
+		lib = dlopen(override, RTLD_LAZY | RTLD_LOCAL);
+		if (lib && take_from(l, lib, l->override_var))
 			return 1;
-		shim_log(LOG_ERROR, LOG_BY_USER, "BF16SHIM_CUBLAS=%s: %s", cfg->cublas_path,
-			 lib ? "no cublasGemmEx in it" : dlerror());
+		if (lib)
+			shim_log(LOG_ERROR, LOG_BY_USER, "%s=%s: no %s in it", l->override_var,
+				 override, l->names[0]);
+		else
+			shim_log(LOG_ERROR, LOG_BY_USER, "%s=%s: %s", l->override_var, override,
+				 dlerror());
 	}
-	for (size_t i = 0; i < sizeof cublas_sonames / sizeof cublas_sonames[0]; i++) {
-		lib = dlopen(cublas_sonames[i], RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-		if (lib && take_from(lib, cublas_sonames[i]))
+	for (size_t i = 0; i < sizeof l->sonames / sizeof l->sonames[0]; i++) {
+		lib = dlopen(l->sonames[i], RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+		if (lib && take_from(l, lib, l->sonames[i]))
 			return 1;
 	}
-	if (take_from(RTLD_NEXT, "RTLD_NEXT"))
+	if (take_from(l, RTLD_NEXT, "RTLD_NEXT"))
 		return 1;
-	if (dl_iterate_phdr(find_loaded_cublas, &s)) {
+	if (dl_iterate_phdr(find_loaded, &s)) {
 		lib = dlopen(s.path, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-		if (lib && take_from(lib, "loaded objects"))
+		if (lib && take_from(l, lib, "loaded objects"))
 			return 1;
 	}
 	return 0;
@@ -138,13 +170,36 @@ static void init(void)
 	const struct shim_config *cfg = shim_config();
 
 	pthread_once(&driver_once, find_driver);
-	if (!find_cublas(cfg)) {
+	if (!find_library(&cublas, cfg->cublas_path)) {
 		shim_log(LOG_ERROR, LOG_BY_VENDOR,
 			 "cannot find the real cuBLAS; GEMM calls will fail (set BF16SHIM_CUBLAS)");
 		return;
 	}
-	shim_log(LOG_DEBUG, LOG_BY_NOBODY, "cuBLAS found through %s", cublas_origin);
+	shim_log(LOG_DEBUG, LOG_BY_NOBODY, "cuBLAS found through %s", cublas.origin);
 	ready = 1;
+}
+
+static void lt_init(void)
+{
+	pthread_once(&driver_once, find_driver);
+	if (!find_library(&cublaslt, shim_config()->cublaslt_path)) {
+		shim_log(LOG_ERROR, LOG_BY_VENDOR, "cannot find the real cuBLASLt; cuBLASLt "
+			 "matmuls will fail (set BF16SHIM_CUBLASLT)");
+		return;
+	}
+	shim_log(LOG_DEBUG, LOG_BY_NOBODY, "cuBLASLt found through %s", cublaslt.origin);
+	lt_ready = 1;
+}
+
+int real_lt_init(void)
+{
+	pthread_once(&lt_once, lt_init);
+	return lt_ready;
+}
+
+const char *real_cublaslt_origin(void)
+{
+	return cublaslt.origin;
 }
 
 int real_init(void)
@@ -184,5 +239,5 @@ abi_result real_driver_lookup(const char *name, void **fn, int version, unsigned
 
 const char *real_cublas_origin(void)
 {
-	return cublas_origin;
+	return cublas.origin;
 }

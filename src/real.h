@@ -4,6 +4,7 @@
 #define BF16SHIM_REAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "abi.h"
 
@@ -20,6 +21,29 @@
 	X(cublasDestroy_v2)                                                                \
 	X(cublasGetStream_v2)                                                              \
 	X(cublasGetPointerMode_v2)
+
+/* cuBLASLt entry points, with their parameter lists (all return cublasStatus_t): the two
+ * intercepted ones, and what the shim uses to read and build descriptors. */
+#define REAL_CUBLASLT_SYMBOLS(X)                                                           \
+	X(cublasLtMatmul, (abi_lt_handle, abi_lt_desc, const void *alpha, const void *a,  \
+			   abi_lt_layout, const void *b, abi_lt_layout, const void *beta,  \
+			   const void *c, abi_lt_layout, void *d, abi_lt_layout,           \
+			   const abi_lt_algo *, void *workspace, size_t workspace_bytes,   \
+			   abi_stream))                                                    \
+	X(cublasLtMatmulAlgoGetHeuristic,                                                  \
+	  (abi_lt_handle, abi_lt_desc, abi_lt_layout a, abi_lt_layout b, abi_lt_layout c,  \
+	   abi_lt_layout d, abi_lt_pref, int requested, abi_lt_heuristic_result *,         \
+	   int *returned))                                                                 \
+	X(cublasLtMatmulDescCreate, (abi_lt_desc *, int compute, int scale))               \
+	X(cublasLtMatmulDescDestroy, (abi_lt_desc))                                        \
+	X(cublasLtMatmulDescGetAttribute, (abi_lt_desc, int, void *, size_t, size_t *))    \
+	X(cublasLtMatmulDescSetAttribute, (abi_lt_desc, int, const void *, size_t))        \
+	X(cublasLtMatrixLayoutCreate,                                                      \
+	  (abi_lt_layout *, int type, uint64_t rows, uint64_t cols, int64_t ld))           \
+	X(cublasLtMatrixLayoutDestroy, (abi_lt_layout))                                    \
+	X(cublasLtMatrixLayoutGetAttribute, (abi_lt_layout, int, void *, size_t, size_t *))\
+	X(cublasLtMatrixLayoutSetAttribute, (abi_lt_layout, int, const void *, size_t))    \
+	X(cublasLtMatmulPreferenceGetAttribute, (abi_lt_pref, int, void *, size_t, size_t *))
 
 /* Driver functions: name for cuGetProcAddress, the CUDA version whose variant our
  * prototype matches, and the versioned symbol to dlsym when the driver predates
@@ -41,6 +65,7 @@
 	X(cuMemAllocAsync, 11020, "cuMemAllocAsync")                                       \
 	X(cuMemFreeAsync, 11020, "cuMemFreeAsync")                                         \
 	X(cuMemsetD32Async, 3020, "cuMemsetD32Async")                                      \
+	X(cuMemcpy2DAsync, 3020, "cuMemcpy2DAsync_v2")                                     \
 	X(cuStreamIsCapturing, 10000, "cuStreamIsCapturing")                               \
 	X(cuStreamGetCtx, 9020, "cuStreamGetCtx")
 
@@ -77,6 +102,7 @@ struct real_driver {
 	abi_result (*cuMemFreeAsync)(abi_devptr dptr, abi_stream stream);
 	abi_result (*cuMemsetD32Async)(abi_devptr dst, unsigned value, size_t count,
 				       abi_stream stream);
+	abi_result (*cuMemcpy2DAsync)(const struct abi_memcpy2d *copy, abi_stream stream);
 	abi_result (*cuStreamIsCapturing)(abi_stream stream, int *status);
 	abi_result (*cuStreamGetCtx)(abi_stream stream, abi_context *ctx);
 };
@@ -97,5 +123,18 @@ abi_result real_driver_lookup(const char *name, void **fn, int version, unsigned
 			      int *status);
 /* Where cuBLAS was found (for the log and doctor). */
 const char *real_cublas_origin(void);
+
+/* The real cuBLASLt functions, members NULL where the loaded cuBLASLt lacks one.  Found on
+ * its own (a program may use cuBLASLt without cuBLAS), in the same order as cuBLAS, with
+ * BF16SHIM_CUBLASLT first.  real_lt_init returns 0 if there is no cuBLASLt; the table is
+ * read directly by the exported wrappers' fast path. */
+struct real_cublaslt {
+#define X(name, params) abi_status(*name) params;
+	REAL_CUBLASLT_SYMBOLS(X)
+#undef X
+};
+extern struct real_cublaslt real_lt;
+int real_lt_init(void);
+const char *real_cublaslt_origin(void);
 
 #endif

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "log.h"
 #include "trace.h"
 
@@ -244,6 +245,7 @@ static pthread_once_t enabled_once = PTHREAD_ONCE_INIT;
 
 static void decide_enabled(void)
 {
+	shim_config(); /* so a warning about the file goes where BF16SHIM_LOG_FILE says */
 	read_spec();
 	enabled = has_spec && fd_for(getpid()) >= 0;
 }

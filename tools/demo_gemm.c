@@ -225,6 +225,8 @@ int main(void)
 	char name[128] = "unknown";
 	int dev = 0, major = 0, minor = 0, rc = 0, computed = 0, e;
 
+	/* Line by line even into a pipe: what was printed survives a crash. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!load_cuda())
 		return 2;
 	if ((e = cu.get_device(&dev)) || (e = cu.attribute(&major, RT_ATTR_CC_MAJOR, dev)) ||

@@ -11,6 +11,13 @@
 #define EXPORT __attribute__((visibility("default")))
 #define REAL(sym, type) ((type)real_cublas_fn[sym])
 
+/* The members every family fills alike (the others are zero: no Lt part, no epilogue). */
+#define GEMM_CALL_COMMON(NAME)                                                             \
+	.sym = SYM_##NAME, .forward = forward_##NAME, .handle = handle, .transa = transa,  \
+	.transb = transb, .m = m, .n = n, .k = k, .alpha = alpha, .beta = beta, .a = A,    \
+	.b = B, .atype = atype, .btype = btype, .ctype = ctype, .lda = lda, .ldb = ldb,    \
+	.ldc = ldc
+
 /* The exported wrapper: PARAMS is the parameter list, ARGS the same names as arguments. */
 #define ARGS_UNPAREN(...) __VA_ARGS__
 #define WRAPPER(NAME, PARAMS, ARGS)                                                        \
@@ -50,9 +57,8 @@
 		INT ldc, int compute, int algo)                                            \
 	{                                                                                  \
 		struct gemm_call c = {                                                     \
-			SYM_##NAME, forward_##NAME, handle, transa, transb, m, n, k,      \
-			alpha, beta, A, B, C, atype, btype, ctype, lda, ldb, ldc,          \
-			0, 0, 0, 1, compute, algo, 0, *st};                                \
+			GEMM_CALL_COMMON(NAME), .c = C, .batch = 1, .compute = compute,    \
+			.algo = algo, .first_status = *st};                                \
 		return shim_gemm(&c);                                                      \
 	}                                                                                  \
 	WRAPPER(NAME, GEMM_EX_PARAMS(INT), GEMM_EX_ARGS)
@@ -84,9 +90,9 @@
 		INT batch, int compute, int algo)                                          \
 	{                                                                                  \
 		struct gemm_call c = {                                                     \
-			SYM_##NAME, forward_##NAME, handle, transa, transb, m, n, k,      \
-			alpha, beta, A, B, C, atype, btype, ctype, lda, ldb, ldc,          \
-			stride_a, stride_b, stride_c, batch, compute, algo, 0, *st};       \
+			GEMM_CALL_COMMON(NAME), .c = C, .stride_a = stride_a,              \
+			.stride_b = stride_b, .stride_c = stride_c, .batch = batch,        \
+			.compute = compute, .algo = algo, .first_status = *st};            \
 		return shim_gemm(&c);                                                      \
 	}                                                                                  \
 	WRAPPER(NAME, STRIDED_PARAMS(INT), STRIDED_ARGS)
@@ -118,9 +124,9 @@
 		void *const C[], int ctype, INT ldc, INT batch, int compute, int algo)     \
 	{                                                                                  \
 		struct gemm_call c = {                                                     \
-			SYM_##NAME, forward_##NAME, handle, transa, transb, m, n, k,      \
-			alpha, beta, A, B, (void *)C, atype, btype, ctype, lda, ldb, ldc,  \
-			0, 0, 0, batch, compute, algo, 1, *st};                            \
+			GEMM_CALL_COMMON(NAME), .c = (void *)C, .batch = batch,            \
+			.compute = compute, .algo = algo, .ptr_array = 1,                  \
+			.first_status = *st};                                              \
 		return shim_gemm(&c);                                                      \
 	}                                                                                  \
 	WRAPPER(NAME, BATCHED_PARAMS(INT), BATCHED_ARGS)
@@ -152,9 +158,8 @@
 		INT ldc)                                                                   \
 	{                                                                                  \
 		struct gemm_call c = {                                                     \
-			SYM_##NAME, forward_##NAME, handle, transa, transb, m, n, k,      \
-			alpha, beta, A, B, C, atype, btype, ctype, lda, ldb, ldc,          \
-			0, 0, 0, 1, ABI_R_32F, ABI_GEMM_DEFAULT, 0, *st};                  \
+			GEMM_CALL_COMMON(NAME), .c = C, .batch = 1, .compute = ABI_R_32F,  \
+			.algo = ABI_GEMM_DEFAULT, .first_status = *st};                    \
 		return shim_gemm(&c);                                                      \
 	}                                                                                  \
 	WRAPPER(NAME, SGEMM_PARAMS(INT), SGEMM_ARGS)

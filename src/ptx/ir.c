@@ -89,7 +89,9 @@ static void put_arg(pbuf *B, const pinst *I, const char *prefix, iarg a)
 	case IA_H: putf(B, "%sh%llu", prefix, a.i); break;
 	case IA_D: putf(B, "%sd%llu", prefix, a.i); break;
 	case IA_P: putf(B, "%sp%llu", prefix, a.i); break;
-	case IA_IMM: putf(B, "%s0x%llx", "", (unsigned long long)a.v); break;
+	case IA_IMM:   /* shift counts and small masks read better in decimal */
+		putf(B, a.v < 256 ? "%s%llu" : "%s0x%llx", "", (unsigned long long)a.v);
+		break;
 	case IA_OPND: put_opnd(B, I, a); break;
 	default: B->full = 1; break;
 	}

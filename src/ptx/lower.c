@@ -179,7 +179,9 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 	pscan S;
 	pstmt st;
 	size_t done = 0;   /* input bytes already in the output */
-	ptxl_scan_init(&S, in ? in : "", len);
+	if (!in)
+		in = "";   /* len is 0 */
+	ptxl_scan_init(&S, in, len);
 	while (!B.err && ptxl_scan_next(&S, &st)) {
 		const char *s = in + st.start;
 		size_t n = st.end - st.start, k;

@@ -63,7 +63,7 @@ enum ptx_lower_kind {
 
 struct ptx_lower_issue {
 	unsigned line;            /* 1-based line of the instruction's first character */
-	int need_sm;              /* the architecture it needs, 0 if unknown */
+	int need_sm;              /* the architecture it needs (at least; 80 for unknown bf16) */
 	char what[96];            /* the opcode with its modifiers, e.g. "mma.sync.aligned...bf16" */
 	const char *why;          /* static text: "no lowering for this instruction", ... */
 };

@@ -1,5 +1,6 @@
 /* Helpers shared by the rewrite paths (see rewrite_internal.h). */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <string.h>
 
 #include "../kernels/kernels.h"
@@ -27,30 +28,90 @@ int64_t min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+_Static_assert((int)GEMM_ACT_RELU == (int)KERNEL_ACT_RELU &&
+		       (int)GEMM_ACT_GELU == (int)KERNEL_ACT_GELU,
+	       "gemm.h and kernels.h number the activations alike");
+
 int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, const char **why)
 {
 	memset(rc, 0, sizeof *rc);
 	rc->mod = module_for_current_context(why);
 	if (!rc->mod)
 		return 0;
-	if (((get_stream_fn)real_cublas(SYM_cublasGetStream_v2))(c->handle, &rc->stream) ||
-	    ((get_pmode_fn)real_cublas(SYM_cublasGetPointerMode_v2))(c->handle, &rc->pmode)) {
+	if (c->lt) {
+		rc->stream = c->lt->stream;
+		rc->pmode = c->lt->pmode;
+	} else if (((get_stream_fn)real_cublas(SYM_cublasGetStream_v2))(c->handle, &rc->stream) ||
+		   ((get_pmode_fn)real_cublas(SYM_cublasGetPointerMode_v2))(c->handle,
+									     &rc->pmode)) {
 		*why = "cannot read the handle's stream or pointer mode";
 		return 0;
+	}
+	/* Our own GEMM uses the handle's pointer mode; through cuBLASLt, always the host's
+	 * (rewrite/lt_gemm.c sets it on its descriptor). */
+	if (rc->pmode == ABI_POINTER_MODE_DEVICE && !c->lt) {
+		rc->one = (const void *)(uintptr_t)rc->mod->one;
+		rc->zero = (const void *)(uintptr_t)rc->mod->zero;
+	} else {
+		rc->one = &one_host;
+		rc->zero = &zero_host;
 	}
 	if (rc->pmode == ABI_POINTER_MODE_DEVICE) {
 		rc->sc.alpha_ptr = (uint64_t)(uintptr_t)c->alpha;
 		rc->sc.beta_ptr = (uint64_t)(uintptr_t)c->beta;
-		rc->one = (const void *)(uintptr_t)rc->mod->one;
-		rc->zero = (const void *)(uintptr_t)rc->mod->zero;
 	} else {
 		/* Host pointer mode: the values are in host memory now. */
 		memcpy(&rc->sc.alpha, c->alpha, sizeof rc->sc.alpha);
 		memcpy(&rc->sc.beta, c->beta, sizeof rc->sc.beta);
-		rc->one = &one_host;
-		rc->zero = &zero_host;
 	}
 	return 1;
+}
+
+int rewrite_gemm_available(const struct gemm_call *c, const char **why)
+{
+	if (c->lt ? !real_lt.cublasLtMatmul || !real_lt.cublasLtMatmulDescCreate ||
+			    !real_lt.cublasLtMatrixLayoutCreate
+		  : !real_cublas(SYM_cublasGemmStridedBatchedEx) || c->k > INT_MAX) {
+		*why = c->lt ? "this cuBLASLt lacks what the rewrite needs"
+			     : "this cuBLAS lacks the GEMM the rewrite needs";
+		return 0;
+	}
+	return 1;
+}
+
+abi_status rewrite_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
+			const struct inner_gemm *g)
+{
+	strided_gemm_fn gemm = (strided_gemm_fn)real_cublas(SYM_cublasGemmStridedBatchedEx);
+	int64_t lda = g->ta == ABI_OP_N ? g->m : g->k, ldb = g->tb == ABI_OP_N ? g->k : g->n;
+
+	if (c->lt)
+		return rewrite_lt_gemm(c, rc, g);
+	return gemm(c->handle, g->ta, g->tb, (int)g->m, (int)g->n, (int)g->k, rc->one,
+		    (const void *)(uintptr_t)g->a, g->type, (int)(lda > 1 ? lda : 1),
+		    (long long)(g->m * g->k), (const void *)(uintptr_t)g->b, g->type,
+		    (int)(ldb > 1 ? ldb : 1), (long long)(g->k * g->n), rc->zero,
+		    (void *)(uintptr_t)g->d, ABI_R_32F, (int)g->m, (long long)(g->m * g->n),
+		    (int)g->batch, ABI_COMPUTE_32F,
+		    g->tensor_op ? ABI_GEMM_DEFAULT_TENSOR_OP : ABI_GEMM_DEFAULT);
+}
+
+int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uint64_t bytes,
+		    struct ws_lease *ws, const char **why)
+{
+	if (c->lt && c->lt->workspace) {
+		uint64_t base = (uint64_t)(uintptr_t)c->lt->workspace;
+		uint64_t start = (base + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+		if (start - base + bytes <= c->lt->workspace_bytes) {
+			/* Stream order separates our use from the caller's next one. */
+			memset(ws, 0, sizeof *ws);
+			ws->ptr = start;
+			ws->bytes = bytes;
+			ws->stream = rc->stream;
+			return 1;
+		}
+	}
+	return workspace_acquire(rc->stream, bytes, ws, why);
 }
 
 uint64_t tile_scratch_bytes(const struct tiling *t, int64_t k, const struct scratch_cost *cost)
@@ -143,21 +204,36 @@ abi_devptr scratch_take(abi_devptr *next, uint64_t bytes)
 	return p;
 }
 
-void epilogue_params(struct epilogue_args *e, void **params)
+void epilogue_params(struct epilogue_args *e, void **params, void **bias_params)
 {
 	void *p[EPILOGUE_PARAMS] = {&e->d, &e->d_stride, &e->rows, &e->cols, &e->c.ptr,
 				    &e->c.ptr_array, &e->c.batch_stride, &e->c.ld, &e->c.row0,
 				    &e->c.col0, &e->ctype, &e->alpha, &e->beta, &e->alpha_ptr,
 				    &e->beta_ptr};
+	void *q[EPILOGUE_BIAS_PARAMS] = {&e->bias, &e->bias_type, &e->bias_along, &e->bias_stride,
+					 &e->act};
 	memcpy(params, p, sizeof p);
+	if (bias_params)
+		memcpy(bias_params, q, sizeof q);
 }
 
-struct epilogue_args epilogue_args_of(const struct rewrite_ctx *rc, abi_devptr d, int64_t rows,
-				      int64_t cols, struct view c, int ctype)
+struct epilogue_args epilogue_args_of(const struct rewrite_ctx *rc, const struct gemm_call *c,
+				      abi_devptr d, int64_t b0, int64_t i0, int64_t j0,
+				      int64_t rows, int64_t cols, struct view cv)
 {
-	return (struct epilogue_args){
+	const struct gemm_epilogue *ep = &c->epilogue;
+	struct epilogue_args e = {
 		.d = d, .d_stride = (uint64_t)(rows * cols), .rows = (uint32_t)rows,
-		.cols = (uint32_t)cols, .c = c, .ctype = (uint32_t)rewrite_kernel_type(ctype),
+		.cols = (uint32_t)cols, .c = cv, .ctype = (uint32_t)rewrite_kernel_type(c->ctype),
 		.alpha = rc->sc.alpha, .beta = rc->sc.beta, .alpha_ptr = rc->sc.alpha_ptr,
-		.beta_ptr = rc->sc.beta_ptr};
+		.beta_ptr = rc->sc.beta_ptr, .act = (uint32_t)ep->act};
+
+	if (ep->bias) {
+		int64_t first = b0 * ep->bias_batch_stride + (ep->bias_along ? j0 : i0);
+		e.bias = ep->bias + (uint64_t)first * rewrite_elem_size(ep->bias_type);
+		e.bias_type = (uint32_t)rewrite_kernel_type(ep->bias_type);
+		e.bias_along = (uint32_t)(ep->bias_along != 0);
+		e.bias_stride = (uint64_t)ep->bias_batch_stride;
+	}
+	return e;
 }

@@ -1,11 +1,70 @@
-/* The decode path: one kernel reads the bf16 operands directly, so traffic equals the
- * native GEMM's.  Waiting for its kernel (kernels.h, bf16shim_gemm_small). */
+/* The decode path: GEMMs with m or n at most 16 (token-by-token inference) run as one
+ * kernel that reads the bf16 operands directly and accumulates in fp32, so the big operand
+ * is read once, as a native GEMM reads it: no casts, no scratch.  n <= 16 runs as is; m <= 16
+ * runs as C^T = op(B)^T op(A)^T, the kernel storing its result transposed. */
+#define _GNU_SOURCE
+
+#include "../kernels/kernels.h"
+#include "../real.h"
 #include "rewrite_internal.h"
+
+static int launch_small(const struct rewrite_ctx *rc, struct view a, uint32_t ta, struct view b,
+			uint32_t tb, uint32_t m, uint32_t n, uint32_t k, struct view cv,
+			uint32_t c_transposed, uint32_t ctype, int64_t batch)
+{
+	const struct real_driver *drv = real_driver();
+	unsigned block = KERNEL_SMALL_BLOCK(n);
+	float alpha = rc->sc.alpha, beta = rc->sc.beta;
+	uint64_t ap = rc->sc.alpha_ptr, bp = rc->sc.beta_ptr;
+	void *params[] = {&a.ptr, &a.ptr_array, &a.batch_stride, &a.ld, &a.row0, &a.col0, &ta,
+			  &b.ptr, &b.ptr_array, &b.batch_stride, &b.ld, &b.row0, &b.col0, &tb,
+			  &m, &n, &k,
+			  &cv.ptr, &cv.ptr_array, &cv.batch_stride, &cv.ld, &cv.row0, &cv.col0,
+			  &c_transposed, &ctype, &alpha, &beta, &ap, &bp};
+	unsigned gx = (unsigned)(((uint64_t)m + block - 1) / block);
+
+	return drv->cuLaunchKernel(rc->mod->gemm_small, gx, 1, (unsigned)batch, block, 1, 1,
+				   KERNEL_SMALL_SHMEM(block), rc->stream, params,
+				   NULL) == ABI_CUDA_SUCCESS;
+}
 
 int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, const char **why)
 {
-	(void)c;
+	int swap = c->n > KERNEL_SMALL_MAX_N;
+	uint32_t ta = c->transa != ABI_OP_N, tb = c->transb != ABI_OP_N;
+	uint32_t ctype = (uint32_t)rewrite_kernel_type(c->ctype);
+	size_t ce = rewrite_elem_size(c->ctype);
+	struct rewrite_ctx rc;
+
 	(void)dev;
-	*why = "the decode kernel is not in this build";
-	return REWRITE_UNAVAILABLE;
+	if (c->m == 0 || c->n == 0 || c->batch == 0)
+		return ABI_STATUS_SUCCESS;
+	if (c->atype != ABI_R_16BF || c->btype != ABI_R_16BF ||
+	    (swap && c->m > KERNEL_SMALL_MAX_N) || c->k > UINT32_MAX - 64 ||
+	    c->m > UINT32_MAX || c->n > UINT32_MAX) {
+		*why = "not a decode shape the kernel takes";
+		return REWRITE_UNAVAILABLE;
+	}
+	if (!rewrite_begin(c, &rc, why))
+		return REWRITE_UNAVAILABLE;
+	if (!rc.mod->gemm_small) {
+		*why = "the decode kernel is missing";
+		return REWRITE_UNAVAILABLE;
+	}
+	for (int64_t b0 = 0; b0 < c->batch; b0 += MAX_GRID_YZ) {
+		int64_t bn = min64(MAX_GRID_YZ, c->batch - b0);
+		struct view av = operand_view(c->a, c->ptr_array, b0, c->stride_a, 2, c->lda, 0, 0);
+		struct view bv = operand_view(c->b, c->ptr_array, b0, c->stride_b, 2, c->ldb, 0, 0);
+		struct view cv = operand_view(c->c, c->ptr_array, b0, c->stride_c, ce, c->ldc, 0, 0);
+		int ok = swap ? launch_small(&rc, bv, !tb, av, !ta, (uint32_t)c->n, (uint32_t)c->m,
+					     (uint32_t)c->k, cv, 1, ctype, bn)
+			      : launch_small(&rc, av, ta, bv, tb, (uint32_t)c->m, (uint32_t)c->n,
+					     (uint32_t)c->k, cv, 0, ctype, bn);
+		if (!ok) {
+			*why = "a kernel launch failed";
+			/* Earlier batch groups are written: the call cannot be replayed. */
+			return b0 ? ABI_STATUS_EXECUTION_FAILED : REWRITE_UNAVAILABLE;
+		}
+	}
+	return ABI_STATUS_SUCCESS;
 }

@@ -54,7 +54,6 @@ static int prepare(const struct rewrite_ctx *rc, struct view v, int64_t srows, i
 
 int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, const char **why)
 {
-	strided_gemm_fn gemm = (strided_gemm_fn)real_cublas(SYM_cublasGemmStridedBatchedEx);
 	int ta = c->transa == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
 	int tb = c->transb == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
 	size_t ce = rewrite_elem_size(c->ctype);
@@ -70,8 +69,10 @@ int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, cons
 		*why = "the fp16 path takes bf16 operands only";
 		return REWRITE_UNAVAILABLE;
 	}
-	if (!gemm || c->k > INT_MAX || !real_driver()->cuMemsetD32Async) {
-		*why = "this cuBLAS or driver lacks what the fp16 path needs";
+	if (!rewrite_gemm_available(c, why))
+		return REWRITE_UNAVAILABLE;
+	if (!real_driver()->cuMemsetD32Async) {
+		*why = "this driver lacks what the fp16 path needs";
 		return REWRITE_UNAVAILABLE;
 	}
 	if (!rewrite_begin(c, &rc, why))
@@ -85,7 +86,7 @@ int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, cons
 		*why = "k is too large for BF16SHIM_WORKSPACE_MB";
 		return REWRITE_UNAVAILABLE;
 	}
-	if (!workspace_acquire(rc.stream, tile_scratch_bytes(&t, c->k, &fp16_cost), &ws, why))
+	if (!rewrite_scratch(c, &rc, tile_scratch_bytes(&t, c->k, &fp16_cost), &ws, why))
 		return REWRITE_UNAVAILABLE;
 
 	for (int64_t b0 = 0; b0 < c->batch; b0 += t.bt) {
@@ -115,28 +116,24 @@ int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, cons
 							      tb == ABI_OP_N ? j0 : 0);
 				struct view cv = operand_view(c->c, c->ptr_array, b0, c->stride_c, ce,
 							      c->ldc, i0, j0);
-				struct epilogue_args ea = epilogue_args_of(&rc, dw, mi, nj, cv,
-									   c->ctype);
+				struct epilogue_args ea = epilogue_args_of(&rc, c, dw, b0, i0, j0, mi,
+									   nj, cv);
+				struct inner_gemm g = {ta, tb, mi, nj, c->k, bn, a16, b16, dw,
+						       ABI_R_16F, 1};
 				uint32_t ta32 = ta != ABI_OP_N, tb32 = tb != ABI_OP_N;
 				uint32_t k32 = (uint32_t)c->k;
-				void *params[EPILOGUE_PARAMS + 17];
+				void *params[EPILOGUE_PARAMS + 17 + EPILOGUE_BIAS_PARAMS];
 
 				/* Columns of op(B) are stored rows when B is transposed. */
 				if (!prepare(&rc, bv, br, bc, bn, tb != ABI_OP_N, nj, cw, b16))
 					goto launch_failed;
-				status = gemm(c->handle, ta, tb, (int)mi, (int)nj, (int)c->k, rc.one,
-					      (const void *)(uintptr_t)a16, ABI_R_16F,
-					      (int)(ar > 1 ? ar : 1), (long long)(mi * c->k),
-					      (const void *)(uintptr_t)b16, ABI_R_16F,
-					      (int)(br > 1 ? br : 1), (long long)(c->k * nj), rc.zero,
-					      (void *)(uintptr_t)dw, ABI_R_32F, (int)mi,
-					      (long long)(mi * nj), (int)bn, ABI_COMPUTE_32F,
-					      ABI_GEMM_DEFAULT_TENSOR_OP);
+				status = rewrite_gemm(c, &rc, &g);
 				if (status != ABI_STATUS_SUCCESS) {
 					*why = "the fp16 GEMM failed";
 					goto gemm_failed;
 				}
-				epilogue_params(&ea, params);
+				/* The scaled epilogue takes bias and activation last (kernels.h). */
+				epilogue_params(&ea, params, params + EPILOGUE_PARAMS + 17);
 				{
 					void *rest[] = {&rw, &cw, &av.ptr, &av.ptr_array,
 							&av.batch_stride, &av.ld, &av.row0, &av.col0,

@@ -1,7 +1,7 @@
 /* The fp32 path: cast bf16 (or fp16) operands to fp32 on the device (exact), run an fp32
- * GEMM through the real cuBLAS into scratch, and let one fused epilogue kernel compute
- * alpha*D + beta*C and round to C's type.  Everything is queued on the handle's stream; no
- * value ever comes back to the host.  When the operands do not fit BF16SHIM_WORKSPACE_MB the
+ * GEMM through the real cuBLAS (cuBLASLt for a cuBLASLt call) into scratch, and let one fused
+ * epilogue kernel compute act(alpha*D + beta*C + bias) and round to C's type.  Everything is
+ * queued on the call's stream; no value ever comes back to the host.  When the operands do not fit BF16SHIM_WORKSPACE_MB the
  * output is computed in tiles, so extra memory stays bounded at any size. */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -25,7 +25,6 @@ static int cast_panel(abi_function f, struct view src, int64_t rows, int64_t col
 
 int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, const char **why)
 {
-	strided_gemm_fn gemm = (strided_gemm_fn)real_cublas(SYM_cublasGemmStridedBatchedEx);
 	int ta = c->transa == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
 	int tb = c->transb == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
 	size_t ae = rewrite_elem_size(c->atype), ce = rewrite_elem_size(c->ctype);
@@ -38,10 +37,8 @@ int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, cons
 	(void)dev;
 	if (c->m == 0 || c->n == 0 || c->batch == 0)
 		return ABI_STATUS_SUCCESS; /* nothing to compute, nothing to touch */
-	if (!gemm || c->k > INT_MAX) {
-		*why = "this cuBLAS lacks the fp32 GEMM the rewrite needs";
+	if (!rewrite_gemm_available(c, why))
 		return REWRITE_UNAVAILABLE;
-	}
 	if (!rewrite_begin(c, &rc, why))
 		return REWRITE_UNAVAILABLE;
 	cast = c->atype == ABI_R_16F ? rc.mod->cast_f16_f32 : rc.mod->cast_bf16_f32;
@@ -53,7 +50,7 @@ int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, cons
 		*why = "k is too large for BF16SHIM_WORKSPACE_MB";
 		return REWRITE_UNAVAILABLE;
 	}
-	if (!workspace_acquire(rc.stream, tile_scratch_bytes(&t, c->k, &fp32_cost), &ws, why))
+	if (!rewrite_scratch(c, &rc, tile_scratch_bytes(&t, c->k, &fp32_cost), &ws, why))
 		return REWRITE_UNAVAILABLE;
 
 	for (int64_t b0 = 0; b0 < c->batch; b0 += t.bt) {
@@ -81,25 +78,20 @@ int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, cons
 							      tb == ABI_OP_N ? j0 : 0);
 				struct view cv = operand_view(c->c, c->ptr_array, b0, c->stride_c,
 							      ce, c->ldc, i0, j0);
-				struct epilogue_args ea = epilogue_args_of(&rc, dw, mi, nj, cv,
-									   c->ctype);
-				void *params[EPILOGUE_PARAMS];
+				struct epilogue_args ea = epilogue_args_of(&rc, c, dw, b0, i0, j0, mi,
+									   nj, cv);
+				struct inner_gemm g = {ta, tb, mi, nj, c->k, bn, aw, bw, dw,
+						       ABI_R_32F, 0};
+				void *params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS];
 
 				if (!cast_panel(cast, bv, br, bc, bn, bw, rc.stream))
 					goto launch_failed;
-				status = gemm(c->handle, ta, tb, (int)mi, (int)nj, (int)c->k, rc.one,
-					      (const void *)(uintptr_t)aw, ABI_R_32F,
-					      (int)(ar > 1 ? ar : 1), (long long)(mi * c->k),
-					      (const void *)(uintptr_t)bw, ABI_R_32F,
-					      (int)(br > 1 ? br : 1), (long long)(c->k * nj), rc.zero,
-					      (void *)(uintptr_t)dw, ABI_R_32F, (int)mi,
-					      (long long)(mi * nj), (int)bn, ABI_COMPUTE_32F,
-					      ABI_GEMM_DEFAULT);
+				status = rewrite_gemm(c, &rc, &g);
 				if (status != ABI_STATUS_SUCCESS) {
 					*why = "the fp32 GEMM failed";
 					goto gemm_failed;
 				}
-				epilogue_params(&ea, params);
+				epilogue_params(&ea, params, params + EPILOGUE_PARAMS);
 				if (!rewrite_launch(rc.mod->epilogue_f32, (uint64_t)mi, (uint64_t)nj,
 						    (uint64_t)bn, rc.stream, params))
 					goto launch_failed;

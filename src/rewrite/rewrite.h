@@ -14,4 +14,11 @@ int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, cons
 int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, const char **why);
 int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, const char **why);
 
+/* Copies a rows x cols matrix (column-major, ld in elements; batch items stride elements
+ * apart) on the stream, without synchronising: C into D before a rewritten cuBLASLt call
+ * whose D is not its C.  1 on success. */
+int rewrite_copy_matrix(abi_stream stream, const void *src, int64_t ld_src, int64_t stride_src,
+			void *dst, int64_t ld_dst, int64_t stride_dst, int64_t rows, int64_t cols,
+			int64_t batch, size_t esize);
+
 #endif

@@ -4,6 +4,7 @@
 #define BF16SHIM_REWRITE_INTERNAL_H
 
 #include "../module.h"
+#include "../workspace.h"
 #include "rewrite.h"
 
 /* A matrix operand as the kernels take it (kernels/kernels.h, "view"). */
@@ -36,11 +37,35 @@ struct rewrite_ctx {
 	abi_stream stream;
 	int pmode;
 	struct scalars sc;
-	const void *one, *zero;         /* 1 and 0 for our own GEMM, in the handle's mode */
+	const void *one, *zero;         /* 1 and 0 for our own GEMM, in its pointer mode */
 };
 
-/* Kernels, stream, pointer mode and scalars for this call; 0 with *why if unavailable. */
+/* Kernels, stream, pointer mode and scalars for this call (a cuBLAS call's from its handle,
+ * a cuBLASLt call's from c->lt); 0 with *why if unavailable. */
 int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, const char **why);
+
+/* The GEMM inside a rewrite: compact column-major operands of one type (ld = stored rows,
+ * batch items packed), fp32 accumulation into a compact fp32 d. */
+struct inner_gemm {
+	int ta, tb;                     /* ABI_OP_N or ABI_OP_T */
+	int64_t m, n, k, batch;
+	abi_devptr a, b, d;
+	int type;                       /* ABI_R_32F or ABI_R_16F */
+	int tensor_op;                  /* ask for tensor cores (the fp16 path) */
+};
+/* Is there a real GEMM to run it with?  0 with *why if not. */
+int rewrite_gemm_available(const struct gemm_call *c, const char **why);
+/* Runs it on the call's stream: through cublasGemmStridedBatchedEx on the call's handle, or
+ * for a cuBLASLt call through cublasLtMatmul (rewrite/lt_gemm.c). */
+abi_status rewrite_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
+			const struct inner_gemm *g);
+abi_status rewrite_lt_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
+			   const struct inner_gemm *g);
+
+/* Scratch for one tile: the caller's cuBLASLt workspace when it is large enough, else the
+ * shim's cache (workspace.h).  Released with workspace_release(). */
+int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uint64_t bytes,
+		    struct ws_lease *ws, const char **why);
 
 uint64_t tile_scratch_bytes(const struct tiling *t, int64_t k, const struct scratch_cost *cost);
 /* Largest tiles whose scratch fits cap; 0 if not even one row and column fit. */
@@ -56,7 +81,8 @@ int rewrite_launch(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
 /* bump allocator over the leased scratch, SCRATCH_ALIGN-aligned */
 abi_devptr scratch_take(abi_devptr *next, uint64_t bytes);
 
-/* The 15 parameters every epilogue kernel starts with (kernels.h, bf16shim_epilogue_f32). */
+/* The parameters of bf16shim_epilogue_f32 (kernels.h): the 15 every epilogue kernel starts
+ * with, then the 5 of bias and activation, which bf16shim_epilogue_scaled takes at its end. */
 struct epilogue_args {
 	abi_devptr d;
 	uint64_t d_stride;
@@ -65,11 +91,20 @@ struct epilogue_args {
 	uint32_t ctype;
 	float alpha, beta;
 	uint64_t alpha_ptr, beta_ptr;
+	uint64_t bias;
+	uint32_t bias_type, bias_along;
+	uint64_t bias_stride;
+	uint32_t act;
 };
 #define EPILOGUE_PARAMS 15
-void epilogue_params(struct epilogue_args *e, void **params);
-struct epilogue_args epilogue_args_of(const struct rewrite_ctx *rc, abi_devptr d, int64_t rows,
-				      int64_t cols, struct view c, int ctype);
+#define EPILOGUE_BIAS_PARAMS 5
+/* Fills params[0 .. EPILOGUE_PARAMS) and, if bias_params is not NULL, bias_params[0 .. 5). */
+void epilogue_params(struct epilogue_args *e, void **params, void **bias_params);
+/* The epilogue of output tile (b0, i0, j0) of c, rows x cols, whose GEMM result is d: the
+ * bias vector is offset to the tile's origin. */
+struct epilogue_args epilogue_args_of(const struct rewrite_ctx *rc, const struct gemm_call *c,
+				      abi_devptr d, int64_t b0, int64_t i0, int64_t j0,
+				      int64_t rows, int64_t cols, struct view cv);
 
 size_t rewrite_elem_size(int type);
 int rewrite_kernel_type(int type);

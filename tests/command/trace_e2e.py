@@ -54,7 +54,9 @@ def main():
             apis = {r["api"] for r in rewritten}
             for api in ("cublasGemmEx", "cublasGemmStridedBatchedEx", "cublasSgemmEx"):
                 check(f"{f}: {api} rewritten", api in apis, str(apis))
-            first = [r for r in rewritten if r["api"] == "cublasGemmEx"][:1]
+            # diff_client's first bf16 call, "bf16 NN", field by field.
+            first = [r for r in records if r["api"] == "cublasGemmEx" and r["atype"] == "R_16BF"][:1]
+            check(f"{f}: bf16 GemmEx recorded", bool(first))
             if first:
                 r = first[0]
                 check(f"{f}: the first bf16 GemmEx as called",

@@ -8,21 +8,28 @@
 static const struct {
 	const char *kernel;
 	int count;
-	unsigned char sizes[32];
+	unsigned char sizes[48];
 } abi[] = {
 	/* view (6 x u64), rows, cols, dst, dst_batch_stride */
 	{ KERNEL_CAST_BF16_F32, 10, { 8, 8, 8, 8, 8, 8, 4, 4, 8, 8 } },
 	{ KERNEL_CAST_F16_F32, 10, { 8, 8, 8, 8, 8, 8, 4, 4, 8, 8 } },
-	/* d, d_batch_stride, rows, cols, view c, ctype, alpha, beta, alpha_ptr, beta_ptr */
-	{ KERNEL_EPILOGUE_F32, 15, { 8, 8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8 } },
+	/* d, d_batch_stride, rows, cols, view c, ctype, alpha, beta, alpha_ptr, beta_ptr,
+	 * bias, bias_type, bias_along, bias_batch_stride, act */
+	{ KERNEL_EPILOGUE_F32, 20, { 8, 8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8, 4, 4, 8, 4 } },
 	/* view, rows, cols, words */
 	{ KERNEL_ABSMAX_ROWS, 9, { 8, 8, 8, 8, 8, 8, 4, 4, 8 } },
 	{ KERNEL_ABSMAX_COLS, 9, { 8, 8, 8, 8, 8, 8, 4, 4, 8 } },
 	/* view, rows, cols, dst, dst_batch_stride, words, along */
 	{ KERNEL_CAST_BF16_F16_SCALED, 12, { 8, 8, 8, 8, 8, 8, 4, 4, 8, 8, 8, 4 } },
-	/* the epilogue's 15, row_words, col_words, view a, transa, view b, transb, k */
-	{ KERNEL_EPILOGUE_SCALED, 32, { 8, 8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8, 8,
-					8, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4 } },
+	/* the epilogue's 15, row_words, col_words, view a, transa, view b, transb, k,
+	 * bias, bias_type, bias_along, bias_batch_stride, act */
+	{ KERNEL_EPILOGUE_SCALED, 37, { 8, 8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8, 8,
+					8, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4,
+					8, 4, 4, 8, 4 } },
+	/* view a, transa, view b, transb, m, n, k, view c, c_transposed, ctype, alpha, beta,
+	 * alpha_ptr, beta_ptr */
+	{ KERNEL_GEMM_SMALL, 29, { 8, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 4,
+				   8, 8, 8, 8, 8, 8, 4, 4, 4, 4, 8, 8 } },
 };
 
 /* Loads on every architecture from Maxwell to Hopper under a CUDA 11.0-level PTX ISA. */

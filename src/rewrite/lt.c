@@ -1,0 +1,97 @@
+/* What a rewritten cuBLASLt call needs beyond a cuBLAS one: the inner GEMM through cuBLASLt
+ * itself (a cuBLASLt handle need not be a cuBLAS handle, and the call brings its own
+ * stream), and copying C into D when they are different matrices. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "../real.h"
+#include "rewrite_internal.h"
+
+static const float one = 1.0f, zero = 0.0f;
+
+/* A compact column-major layout: rows x cols per item, items packed. */
+static abi_status layout(abi_lt_layout *l, int type, int64_t rows, int64_t cols,
+			 int64_t batch)
+{
+	int32_t count = (int32_t)batch;
+	int64_t stride = rows * cols;
+	abi_status st = real_lt.cublasLtMatrixLayoutCreate(l, type, (uint64_t)rows,
+							   (uint64_t)cols, rows > 1 ? rows : 1);
+	if (st == ABI_STATUS_SUCCESS && batch > 1)
+		st = real_lt.cublasLtMatrixLayoutSetAttribute(*l, ABI_LT_LAYOUT_BATCH_COUNT,
+							      &count, sizeof count);
+	if (st == ABI_STATUS_SUCCESS && batch > 1)
+		st = real_lt.cublasLtMatrixLayoutSetAttribute(
+			*l, ABI_LT_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride);
+	return st;
+}
+
+abi_status rewrite_lt_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
+			   const struct inner_gemm *g)
+{
+	int32_t ta = g->ta, tb = g->tb, pmode = ABI_LT_POINTER_MODE_HOST;
+	abi_lt_desc desc = NULL;
+	abi_lt_layout la = NULL, lb = NULL, ld = NULL;
+	abi_status st;
+
+	/* fp32 accumulation with host scalars 1 and 0; no workspace, so cuBLASLt picks an
+	 * algorithm that needs none. */
+	st = real_lt.cublasLtMatmulDescCreate(&desc, ABI_COMPUTE_32F, ABI_R_32F);
+	if (st == ABI_STATUS_SUCCESS)
+		st = real_lt.cublasLtMatmulDescSetAttribute(desc, ABI_LT_DESC_TRANSA, &ta, sizeof ta);
+	if (st == ABI_STATUS_SUCCESS)
+		st = real_lt.cublasLtMatmulDescSetAttribute(desc, ABI_LT_DESC_TRANSB, &tb, sizeof tb);
+	if (st == ABI_STATUS_SUCCESS)
+		st = real_lt.cublasLtMatmulDescSetAttribute(desc, ABI_LT_DESC_POINTER_MODE, &pmode,
+							    sizeof pmode);
+	if (st == ABI_STATUS_SUCCESS)
+		st = layout(&la, g->type, ta == ABI_OP_N ? g->m : g->k, ta == ABI_OP_N ? g->k : g->m,
+			    g->batch);
+	if (st == ABI_STATUS_SUCCESS)
+		st = layout(&lb, g->type, tb == ABI_OP_N ? g->k : g->n, tb == ABI_OP_N ? g->n : g->k,
+			    g->batch);
+	if (st == ABI_STATUS_SUCCESS)
+		st = layout(&ld, ABI_R_32F, g->m, g->n, g->batch);
+	if (st == ABI_STATUS_SUCCESS)
+		st = real_lt.cublasLtMatmul(c->handle, desc, &one, (const void *)(uintptr_t)g->a, la,
+					    (const void *)(uintptr_t)g->b, lb, &zero,
+					    (const void *)(uintptr_t)g->d, ld,
+					    (void *)(uintptr_t)g->d, ld, NULL, NULL, 0, rc->stream);
+	if (ld)
+		real_lt.cublasLtMatrixLayoutDestroy(ld);
+	if (lb)
+		real_lt.cublasLtMatrixLayoutDestroy(lb);
+	if (la)
+		real_lt.cublasLtMatrixLayoutDestroy(la);
+	if (desc)
+		real_lt.cublasLtMatmulDescDestroy(desc);
+	return st;
+}
+
+int rewrite_copy_matrix(abi_stream stream, const void *src, int64_t ld_src, int64_t stride_src,
+			void *dst, int64_t ld_dst, int64_t stride_dst, int64_t rows, int64_t cols,
+			int64_t batch, size_t esize)
+{
+	const struct real_driver *drv = real_driver();
+	struct abi_memcpy2d cp;
+	/* Items packed pitch after pitch in both: one copy of cols * batch columns. */
+	int packed = batch == 1 || (stride_src == ld_src * cols && stride_dst == ld_dst * cols);
+
+	if (!drv->cuMemcpy2DAsync)
+		return 0;
+	if (!rows || !cols || !batch)
+		return 1;
+	memset(&cp, 0, sizeof cp);
+	cp.srcMemoryType = cp.dstMemoryType = ABI_MEMORYTYPE_DEVICE;
+	cp.srcPitch = (size_t)ld_src * esize;
+	cp.dstPitch = (size_t)ld_dst * esize;
+	cp.WidthInBytes = (size_t)rows * esize;
+	cp.Height = (size_t)(packed ? cols * batch : cols);
+	for (int64_t b = 0; b < (packed ? 1 : batch); b++) {
+		cp.srcDevice = (uint64_t)(uintptr_t)src + (uint64_t)(b * stride_src) * esize;
+		cp.dstDevice = (uint64_t)(uintptr_t)dst + (uint64_t)(b * stride_dst) * esize;
+		if (drv->cuMemcpy2DAsync(&cp, stream) != ABI_CUDA_SUCCESS)
+			return 0;
+	}
+	return 1;
+}
