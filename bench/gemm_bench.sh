@@ -1,7 +1,7 @@
 #!/bin/bash
 # The issue-4 benchmark table, on a GPU (native bf16, and the shim's paths with
 # BF16SHIM_EMULATE_SM=75): sizes m=n=k 1024/4096/8192 and decode m=1/8/16 with n=k=4096.
-# Writes BUILD/gemm_bench.csv and, when gnuplot is installed, BUILD/gemm_bench.png.
+# Writes BUILD/gemm_bench.csv and the chart BUILD/gemm_bench.svg.
 # Usage: gemm_bench.sh BUILD_DIR [ITERS]
 set -eu
 build=${1:-build} iters=${2:-20}
@@ -39,10 +39,5 @@ for m in 1 8 16; do
 done
 # copy bandwidth and the plain fp16 GEMM once per shape, from the native runs
 column -t -s, "$csv"
-if command -v gnuplot >/dev/null; then
-  gnuplot -e "set terminal png size 900,500; set output '$build/gemm_bench.png';
-    set datafile separator ','; set style data histograms; set style fill solid;
-    set ylabel 'ms per GEMM'; set xtics rotate by -30;
-    plot '$csv' every ::1 using 5:xtic(sprintf('%s %sx%sx%s', stringcolumn(1), stringcolumn(2), stringcolumn(3), stringcolumn(4))) title 'time'"
-  echo "chart: $build/gemm_bench.png"
-fi
+python3 "$(dirname "$0")/chart.py" "$csv" "$build/gemm_bench.svg"
+echo "chart: $build/gemm_bench.svg"

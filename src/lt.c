@@ -59,17 +59,31 @@ static int lt_ready(void)
 	return 1;
 }
 
+/* Once per distinct call and decision: rewrites at info; a bf16 or FP8 call passed through
+ * below sm_80, where the library may well refuse it, as a warning with the reason. */
 static void log_plan(const struct plan_lt_call *pc, const struct device_facts *dev,
 		     const struct lt_plan *p)
 {
-	char key[192];
-	snprintf(key, sizeof key, "lt %s A=%d C=%d D=%d compute=%d epilogue=%u sm_%d %s",
-		 plan_lt_decision_name(p->decision), pc->a.type, pc->c.type, pc->d.type,
-		 pc->compute, pc->epilogue, dev->sm, p->reason);
-	shim_log_once(key, p->decision == LT_PASS ? LOG_DEBUG : LOG_INFO, LOG_BY_NOBODY,
-		      "cublasLtMatmul A=%d B=%d C=%d D=%d compute=%d epilogue=%u on sm_%d: %s "
-		      "(%s)", pc->a.type, pc->b.type, pc->c.type, pc->d.type, pc->compute,
-		      pc->epilogue, dev->sm, plan_lt_decision_name(p->decision), p->reason);
+	int special = pc->a.type == ABI_R_16BF || pc->a.type == ABI_R_8F_E4M3 ||
+		      pc->a.type == ABI_R_8F_E5M2;
+	enum log_level level = p->decision != LT_PASS ? LOG_INFO
+				: special && dev->sm < 80 ? LOG_WARN : LOG_DEBUG;
+	char what[160], key[224];
+
+	snprintf(what, sizeof what, "cublasLtMatmul A=%d B=%d C=%d D=%d compute=%d epilogue=%u "
+		 "on sm_%d", pc->a.type, pc->b.type, pc->c.type, pc->d.type, pc->compute,
+		 pc->epilogue, dev->sm);
+	snprintf(key, sizeof key, "lt %s %s %s", plan_lt_decision_name(p->decision), what,
+		 p->reason);
+	if (p->decision == LT_REWRITE)
+		shim_log_once(key, level, LOG_BY_NOBODY, "%s: %s path, epilogue fused (%s)", what,
+			      plan_decision_name(p->rewrite.decision), p->reason);
+	else if (p->decision == LT_COMPUTE_32F)
+		shim_log_once(key, level, LOG_BY_NOBODY, "%s: CUBLAS_COMPUTE_32F instead (%s)",
+			      what, p->reason);
+	else
+		shim_log_once(key, level, LOG_BY_NOBODY, "%s: passed through unchanged (%s)", what,
+			      p->reason);
 }
 
 /* Describes and plans; 0 if there is nothing to plan or it cannot be read. */

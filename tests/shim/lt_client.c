@@ -10,8 +10,9 @@
  *   lt_client check           every case: heuristic >= 1, result within the accuracy contract
  *   lt_client tf32 | tf32-none  an fp32 FAST_TF32 matmul: succeeds with fp32 accuracy | is
  *                             refused (no shim, sm_75)
- *   lt_client unhandled       epilogues and attributes no rewrite honours: prints each
- *                             call's status and a hash of D (compared with and without shim)
+ *   lt_client unhandled [N]   epilogues and attributes no rewrite honours: prints each
+ *                             call's status and a hash of D (compared with and without
+ *                             shim); N rounds of them
  *   lt_client save FILE | load FILE   save the heuristic's algorithm; run a matmul with it
  *
  * Accuracy contract (issue 4, README "Accuracy"), for pre = alpha * sum a b + beta * C + bias:
@@ -522,7 +523,7 @@ static uint64_t hash(const void *p, size_t n)
 
 /* Calls no rewrite takes: each line is the heuristic's status and count, the matmul's status
  * (no algorithm) and a hash of D and of the aux buffer afterwards. */
-static int unhandled(void)
+static int unhandled(int rounds)
 {
 	static const struct {
 		const char *name;
@@ -547,22 +548,21 @@ static int unhandled(void)
 		{"fp32 plain", CUBLASLT_EPILOGUE_BIAS, -1, CUDA_R_32F},
 	};
 	cublasHandle_t h;
-	int fails = 0;
+	size_t n = sizeof calls / sizeof calls[0];
 
 	if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
 		return 2;
-	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-		struct lcase lc = {calls[i].name, 32, 24, 16, 1, CUBLAS_OP_T, CUBLAS_OP_N, COL,
-				   calls[i].ab == CUDA_R_32F ? CUDA_R_32F : CUDA_R_16BF,
-				   calls[i].epilogue, calls[i].ab == CUDA_R_32F ? CUDA_R_32F : CUDA_R_16BF,
-				   0, 0, 0, 0, 1, 0, 1.0f, 0.0f};
+	for (size_t i = 0; i < (size_t)rounds * n; i++) {
+		const __typeof__(calls[0]) *call = &calls[i % n];
+		struct lcase lc = {call->name, 32, 24, 16, 1, CUBLAS_OP_T, CUBLAS_OP_N, COL, call->ab,
+				   call->epilogue, call->ab, 0, 0, 0, 0, 1, 0, 1.0f, 0.0f};
 		struct run r;
 		void *aux, *scale;
 		int64_t aux_ld = 32;
 		unsigned char *d;
 		cublasStatus_t st;
 
-		setup(&lc, &r, calls[i].ab, h, NULL);
+		setup(&lc, &r, call->ab, h, NULL);
 		describe(&lc, &r, CUBLAS_COMPUTE_32F, CUDA_R_32F);
 		CK(cudaMalloc(&aux, 32 * 24 * 4));
 		CK(cudaMemset(aux, 0x5a, 32 * 24 * 4));
@@ -574,11 +574,11 @@ static int unhandled(void)
 						  sizeof aux));
 		LT(cublasLtMatmulDescSetAttribute(r.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &aux_ld,
 						  sizeof aux_ld));
-		if (calls[i].attr == CUBLASLT_MATMUL_DESC_POINTER_MODE) {
+		if (call->attr == CUBLASLT_MATMUL_DESC_POINTER_MODE) {
 			int32_t pm = CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO;
-			LT(cublasLtMatmulDescSetAttribute(r.desc, calls[i].attr, &pm, sizeof pm));
-		} else if (calls[i].attr >= 0) {
-			LT(cublasLtMatmulDescSetAttribute(r.desc, calls[i].attr, &scale, sizeof scale));
+			LT(cublasLtMatmulDescSetAttribute(r.desc, call->attr, &pm, sizeof pm));
+		} else if (call->attr >= 0) {
+			LT(cublasLtMatmulDescSetAttribute(r.desc, call->attr, &scale, sizeof scale));
 		}
 		heuristic(&r);
 		st = matmul(&lc, &r, NULL, 0);
@@ -587,7 +587,7 @@ static int unhandled(void)
 		CK(cudaMemcpy(d, r.d.dev, r.d.bytes, cudaMemcpyDeviceToHost));
 		CK(cudaMemcpy(d + r.d.bytes, aux, 32 * 24 * 4, cudaMemcpyDeviceToHost));
 		printf("%-16s heuristic status=%d returned=%d matmul status=%d D=%016llx aux=%016llx\n",
-		       calls[i].name, r.heur_status, r.returned, st,
+		       call->name, r.heur_status, r.returned, st,
 		       (unsigned long long)hash(d, r.d.bytes),
 		       (unsigned long long)hash(d + r.d.bytes, 32 * 24 * 4));
 		free(d);
@@ -596,7 +596,7 @@ static int unhandled(void)
 		release(&r, 0);
 	}
 	cublasDestroy(h);
-	return fails;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ an algorithm kept */
@@ -649,11 +649,11 @@ int main(int argc, char **argv)
 		return tf32(0);
 	if (argc == 2 && !strcmp(argv[1], "tf32-none"))
 		return tf32(1);
-	if (argc == 2 && !strcmp(argv[1], "unhandled"))
-		return unhandled();
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "unhandled"))
+		return unhandled(argc == 3 ? atoi(argv[2]) : 1);
 	if (argc == 3 && (!strcmp(argv[1], "save") || !strcmp(argv[1], "load")))
 		return save_or_load(argv[2], !strcmp(argv[1], "save"));
-	fprintf(stderr, "usage: %s expect-none | check | tf32 | tf32-none | unhandled | "
+	fprintf(stderr, "usage: %s expect-none | check | tf32 | tf32-none | unhandled [N] | "
 		"save FILE | load FILE\n", argv[0]);
 	return 2;
 }

@@ -97,6 +97,189 @@ static struct plan_call call(int atype, int ctype, int compute, int algo, int64_
 				  .lda = lda, .ldb = 64, .ldc = m > 0 ? m : 1};
 }
 
+/* ---- cuBLASLt ---- */
+#define COLM ABI_LT_ORDER_COL
+#define ROWM ABI_LT_ORDER_ROW
+#define E_DEF ABI_LT_EPILOGUE_DEFAULT
+#define E_BIAS ABI_LT_EPILOGUE_BIAS
+#define E_GELU_BIAS ABI_LT_EPILOGUE_GELU_BIAS
+
+/* A matrix of a cuBLASLt call: logical rows x cols in `order`, tight ld. */
+static struct plan_lt_matrix ltm(int type, int order, uint64_t r, uint64_t cl)
+{
+	return (struct plan_lt_matrix){type, order, r, cl, (int64_t)(order == COLM ? r : cl), 0, 1};
+}
+
+/* D = op(A) op(B), m x n, k; A and B of type ab, C and D of type cd, all in `order`. */
+static struct plan_lt_call lt_call(int ab, int cd, int compute, int ta, int tb, int order,
+				   uint64_t m, uint64_t n, uint64_t k, unsigned epilogue)
+{
+	struct plan_lt_call c = {.compute = compute, .scale = F, .pmode = ABI_LT_POINTER_MODE_HOST,
+				 .transa = ta, .transb = tb, .transc = ABI_OP_N,
+				 .epilogue = epilogue, .bias = 0x1000, .bias_type = -1,
+				 .c_is_d = 1};
+	c.a = ta == ABI_OP_N ? ltm(ab, order, m, k) : ltm(ab, order, k, m);
+	c.b = tb == ABI_OP_N ? ltm(ab, order, k, n) : ltm(ab, order, n, k);
+	c.c = c.d = ltm(cd, order, m, n);
+	return c;
+}
+
+struct lt_row {
+	int line;
+	struct plan_lt_call call;
+	int sm, tensor_cores;
+	enum shim_mode mode;
+	enum shim_path path;
+	enum lt_decision expect;
+	enum decision path_expect;       /* LT_REWRITE: the GEMM path */
+};
+
+#define N ABI_OP_N
+#define T ABI_OP_T
+#define C32 ABI_COMPUTE_32F
+#define LT_BF16(ep) lt_call(BF, BF, C32, T, N, COLM, 64, 48, 32, ep)
+
+static struct plan_lt_call with_epilogue(struct plan_lt_call c, unsigned epilogue, uint64_t bias,
+					 int bias_type)
+{
+	c.epilogue = epilogue;
+	c.bias = bias;
+	c.bias_type = bias_type;
+	return c;
+}
+
+static struct plan_lt_call tweak(struct plan_lt_call c, int what)
+{
+	switch (what) {
+	case 0: c.unhandled = "scale or amax pointers"; break;
+	case 1: c.pmode = 3; break;                       /* ALPHA_DEVICE_VECTOR_BETA_ZERO */
+	case 2: c.scale = BF; break;
+	case 3: c.c.type = F; break;                      /* C and D of different types */
+	case 4: c.c.type = c.d.type = H; break;
+	case 5: c.ours = 1; break;
+	case 6: c.a.cols += 1; break;                     /* k disagrees with B */
+	case 7: c.c.ld += 2; break;                       /* in place with two layouts */
+	case 8: c.c.ld += 2, c.c_is_d = 0; break;         /* two matrices: fine */
+	case 9: c.transc = T; break;
+	case 10: c.d.order = c.c.order = ROWM; c.d.ld = (int64_t)c.d.cols;
+		 c.c.ld = c.d.ld; break;
+	case 11: c.a.order = 2; break;                    /* COL32 */
+	}
+	return c;
+}
+
+static const struct lt_row *lt_rows(size_t *n)
+{
+	static struct lt_row table[40];
+	size_t i = 0;
+#define ROW_(call_, sm_, tc_, mode_, path_, expect_, pexp_)                                \
+	table[i++] = (struct lt_row){__LINE__, call_, sm_, tc_, mode_, path_, expect_, pexp_}
+	/* bf16 below sm_80: rewritten by the GEMM policy, every fused epilogue. */
+	ROW_(LT_BF16(E_DEF), 61, 0, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP32);
+	ROW_(LT_BF16(E_GELU_BIAS), 75, 1, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP16);
+	ROW_(LT_BF16(ABI_LT_EPILOGUE_RELU), 75, 0, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP32);
+	ROW_(with_epilogue(LT_BF16(E_BIAS), E_BIAS, 0x1000, F), 61, 0, MODE_AUTO, PATH_AUTO,
+	     LT_REWRITE, DECIDE_FP32);
+	ROW_(LT_BF16(E_DEF), 80, 1, MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);
+	ROW_(LT_BF16(E_DEF), 61, 0, MODE_OFF, PATH_AUTO, LT_PASS, DECIDE_PASS);
+	/* Epilogues with aux outputs or gradients, missing or odd biases: the library's. */
+	ROW_(LT_BF16(160), 61, 0, MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);     /* GELU_AUX */
+	ROW_(LT_BF16(136), 61, 0, MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);     /* DRELU */
+	ROW_(LT_BF16(512), 61, 0, MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);     /* BGRADB */
+	ROW_(with_epilogue(LT_BF16(E_BIAS), E_BIAS, 0, -1), 61, 0, MODE_AUTO, PATH_AUTO, LT_PASS,
+	     DECIDE_PASS);
+	ROW_(with_epilogue(LT_BF16(E_BIAS), E_BIAS, 0x1000, H), 61, 0, MODE_AUTO, PATH_AUTO,
+	     LT_PASS, DECIDE_PASS);
+	/* Attributes, scalar modes, types and layouts the rewrite does not take. */
+	for (int w = 0; w <= 4; w++)
+		ROW_(tweak(LT_BF16(E_DEF), w), 61, 0, MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);
+	ROW_(tweak(LT_BF16(E_DEF), 6), 61, 0, MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);
+	ROW_(tweak(LT_BF16(E_DEF), 7), 61, 0, MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);
+	ROW_(tweak(LT_BF16(E_DEF), 8), 61, 0, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP32);
+	ROW_(tweak(LT_BF16(E_DEF), 9), 61, 0, MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);
+	/* Row-major C and D with column-major A and B: computed transposed. */
+	ROW_(tweak(LT_BF16(E_DEF), 10), 61, 0, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP32);
+	ROW_(tweak(LT_BF16(E_DEF), 11), 61, 0, MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);
+	/* Our algorithm: rewritten whatever the policy says now. */
+	ROW_(tweak(LT_BF16(E_DEF), 5), 90, 1, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP16);
+	ROW_(tweak(LT_BF16(E_DEF), 5), 61, 0, MODE_OFF, PATH_NATIVE, LT_REWRITE, DECIDE_FP32);
+	/* Decode shapes: the bf16-reading kernel, unless there is an epilogue to fuse. */
+	ROW_(lt_call(BF, BF, C32, T, N, COLM, 64, 4, 32, E_DEF), 75, 1, MODE_AUTO, PATH_AUTO,
+	     LT_REWRITE, DECIDE_DECODE);
+	ROW_(lt_call(BF, BF, C32, T, N, COLM, 64, 4, 32, E_BIAS), 75, 1, MODE_AUTO, PATH_AUTO,
+	     LT_REWRITE, DECIDE_FP16);
+	ROW_(lt_call(BF, F, C32, N, N, ROWM, 4, 64, 32, E_GELU_BIAS), 61, 0, MODE_AUTO, PATH_AUTO,
+	     LT_REWRITE, DECIDE_FP32);
+	/* Reduced-precision fast modes the GPU lacks: plain fp32 compute. */
+	ROW_(lt_call(F, F, ABI_COMPUTE_32F_FAST_TF32, N, N, COLM, 64, 48, 32, E_DEF), 75, 1,
+	     MODE_AUTO, PATH_AUTO, LT_COMPUTE_32F, DECIDE_PASS);
+	ROW_(lt_call(F, F, ABI_COMPUTE_32F_FAST_TF32, N, N, COLM, 64, 48, 32, 160), 61, 0,
+	     MODE_AUTO, PATH_AUTO, LT_COMPUTE_32F, DECIDE_PASS);
+	ROW_(lt_call(F, F, ABI_COMPUTE_32F_FAST_TF32, N, N, COLM, 64, 48, 32, E_DEF), 80, 1,
+	     MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);
+	ROW_(lt_call(F, F, ABI_COMPUTE_32F_FAST_16BF, N, N, COLM, 64, 48, 32, E_DEF), 75, 1,
+	     MODE_AUTO, PATH_AUTO, LT_COMPUTE_32F, DECIDE_PASS);
+	ROW_(lt_call(F, F, ABI_COMPUTE_32F_FAST_16F, N, N, COLM, 64, 48, 32, E_DEF), 75, 1,
+	     MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);
+	ROW_(lt_call(F, F, ABI_COMPUTE_32F_FAST_16F, N, N, COLM, 64, 48, 32, E_DEF), 61, 0,
+	     MODE_AUTO, PATH_AUTO, LT_COMPUTE_32F, DECIDE_PASS);
+	ROW_(lt_call(F, F, ABI_COMPUTE_32F_FAST_TF32, N, N, COLM, 64, 48, 32, E_DEF), 75, 1,
+	     MODE_AUTO, PATH_NATIVE, LT_PASS, DECIDE_PASS);
+	ROW_(lt_call(F, F, ABI_COMPUTE_32F_FAST_TF32, N, N, COLM, 64, 48, 32, E_DEF), 75, 1,
+	     MODE_OFF, PATH_AUTO, LT_PASS, DECIDE_PASS);
+	/* FP8 below sm_89 is passed through (logged), plain fp16 too. */
+	ROW_(lt_call(ABI_R_8F_E4M3, BF, C32, T, N, COLM, 64, 48, 32, E_DEF), 75, 1, MODE_AUTO,
+	     PATH_AUTO, LT_PASS, DECIDE_PASS);
+	ROW_(lt_call(H, H, C32, N, N, COLM, 64, 48, 32, E_DEF), 61, 0, MODE_AUTO, PATH_AUTO,
+	     LT_PASS, DECIDE_PASS);
+#undef ROW_
+	*n = i;
+	return table;
+}
+
+/* Row-major and mixed orders in column-major terms (the rewrite runs on those). */
+static void lt_orders(void)
+{
+	struct plan_device d = {61, 0};
+	struct shim_config cfg = {.mode = MODE_AUTO};
+	struct plan_lt_call c = lt_call(BF, BF, C32, N, T, ROWM, 40, 24, 16, E_BIAS);
+	struct lt_plan p = plan_lt(&c, &d, &cfg);
+
+	/* D^T = op(B)^T op(A)^T.  B (24 x 16, row-major) is stored as the column-major B^T, so
+	 * op(B)^T = B is that stored matrix transposed; A (40 x 16, row-major, N) is stored as
+	 * A^T, and op(A)^T = A^T is it as stored. */
+	CHECK_EQ_INT(p.decision, LT_REWRITE, "row-major: %s", p.reason);
+	CHECK_EQ_INT(p.transposed, 1, "row-major D is computed transposed");
+	CHECK_EQ_INT(p.gemm.m, 24, "m of the transposed problem is D's columns");
+	CHECK_EQ_INT(p.gemm.n, 40, "n of the transposed problem is D's rows");
+	CHECK_EQ_INT(p.gemm.k, 16, "k");
+	CHECK_EQ_INT(p.gemm.transa, ABI_OP_T, "gemm A is the caller's B, transposed");
+	CHECK_EQ_INT(p.gemm.transb, ABI_OP_N, "gemm B is the caller's A, as stored");
+	CHECK_EQ_INT(p.gemm.lda, c.b.ld, "lda is B's ld");
+	CHECK_EQ_INT(p.gemm.ldb, c.a.ld, "ldb is A's ld");
+	CHECK_EQ_INT(p.has_bias, 1, "bias kept");
+
+	/* A row-major, the rest column-major: only A's transpose flips. */
+	c = lt_call(BF, BF, C32, N, N, COLM, 40, 24, 16, E_DEF);
+	c.a = ltm(BF, ROWM, 40, 16);
+	p = plan_lt(&c, &d, &cfg);
+	CHECK_EQ_INT(p.decision, LT_REWRITE, "mixed: %s", p.reason);
+	CHECK_EQ_INT(p.transposed, 0, "column-major D");
+	CHECK_EQ_INT(p.gemm.transa, ABI_OP_T, "row-major A is a transposed column-major one");
+	CHECK_EQ_INT(p.gemm.transb, ABI_OP_N, "B as given");
+	CHECK_EQ_INT(p.gemm.m, 40, "m");
+	CHECK_EQ_INT(p.gemm.n, 24, "n");
+	CHECK_EQ_INT(p.act, GEMM_ACT_NONE, "no activation");
+	CHECK_EQ_INT(p.has_bias, 0, "no bias");
+
+	c = LT_BF16(E_GELU_BIAS);
+	p = plan_lt(&c, &d, &cfg);
+	CHECK_EQ_INT(p.act, GEMM_ACT_GELU, "GELU_BIAS: GELU");
+	CHECK_EQ_INT(p.has_bias, 1, "GELU_BIAS: bias");
+	CHECK_EQ_INT(p.gemm.transa, ABI_OP_T, "transa as given");
+	CHECK_EQ_INT(p.gemm.ldc, c.d.ld, "ldc is D's");
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -124,5 +307,22 @@ int main(void)
 		CHECK_EQ_INT(plan_fallback(DECIDE_FP16, &c, &tc), DECIDE_FP32, "fp16 -> fp32");
 		CHECK_EQ_INT(plan_fallback(DECIDE_FP32, &c, &tc), DECIDE_PASS, "fp32 -> original");
 	}
+	{
+		size_t n;
+		const struct lt_row *r = lt_rows(&n);
+		for (size_t i = 0; i < n; i++) {
+			struct plan_device d = {r[i].sm, r[i].tensor_cores};
+			struct shim_config cfg = {.mode = r[i].mode, .path = r[i].path};
+			struct lt_plan p = plan_lt(&r[i].call, &d, &cfg);
+			CHECK_EQ_INT(p.decision, r[i].expect, "lt row at line %d (%s)", r[i].line,
+				     p.reason);
+			CHECK(p.reason && *p.reason, "lt row at line %d has no reason", r[i].line);
+			if (p.decision == LT_REWRITE)
+				CHECK_EQ_INT(p.rewrite.decision, r[i].path_expect,
+					     "lt row at line %d: path (%s)", r[i].line, p.reason);
+		}
+		CHECK(n > 30, "%zu lt rows", n);
+	}
+	lt_orders();
 	CHECK_DONE("plan_test");
 }
