@@ -17,8 +17,8 @@ bar, gap, left, top, height = 22, 30, 60, 40, 300
 width = max(left + len(shapes) * (len(paths) * bar + gap) + 20, left + 90 * len(paths) + 40, 560)
 svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 120}" '
        f'font-family="sans-serif" font-size="11">',
-       '<text x="10" y="20" font-size="14">bf16 GEMM time per path, relative to native '
-       '(each group scaled to its slowest bar)</text>']
+       '<text x="10" y="20" font-size="14">bf16 GEMM time per path (ratio to native; '
+       'bars scaled per shape)</text>']
 x = left
 for shape, times in shapes.items():
     native = times.get("native")
