@@ -93,7 +93,6 @@ enum { /* cublasLtMatrixLayoutAttribute_t */
 	ABI_LT_LAYOUT_PLANE_OFFSET = 7,
 	ABI_LT_LAYOUT_BATCH_MODE = 8,
 };
-enum { ABI_LT_PREF_MAX_WORKSPACE_BYTES = 1 }; /* cublasLtMatmulPreferenceAttributes_t */
 enum { /* cublasLtEpilogue_t: the six the rewrite fuses (the others stay the library's) */
 	ABI_LT_EPILOGUE_DEFAULT = 1,
 	ABI_LT_EPILOGUE_RELU = 2,

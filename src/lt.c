@@ -59,15 +59,15 @@ static int lt_ready(void)
 	return 1;
 }
 
-/* Once per distinct call and decision: rewrites at info; a bf16 or FP8 call passed through
- * below sm_80, where the library may well refuse it, as a warning with the reason. */
+/* Once per distinct call and decision: rewrites at info; a bf16 call passed through below
+ * sm_80 (FP8 below sm_89), where the library may well refuse it, as a warning with the
+ * reason. */
 static void log_plan(const struct plan_lt_call *pc, const struct device_facts *dev,
 		     const struct lt_plan *p)
 {
-	int special = pc->a.type == ABI_R_16BF || pc->a.type == ABI_R_8F_E4M3 ||
-		      pc->a.type == ABI_R_8F_E5M2;
-	enum log_level level = p->decision != LT_PASS ? LOG_INFO
-				: special && dev->sm < 80 ? LOG_WARN : LOG_DEBUG;
+	int fp8 = pc->a.type == ABI_R_8F_E4M3 || pc->a.type == ABI_R_8F_E5M2;
+	int lacking = (pc->a.type == ABI_R_16BF && dev->sm < 80) || (fp8 && dev->sm < 89);
+	enum log_level level = p->decision != LT_PASS ? LOG_INFO : lacking ? LOG_WARN : LOG_DEBUG;
 	char what[160], key[224];
 
 	snprintf(what, sizeof what, "cublasLtMatmul A=%d B=%d C=%d D=%d compute=%d epilogue=%u "
@@ -147,10 +147,13 @@ static abi_status rewrite(const struct lt_matmul_args *a, const struct plan_lt_c
 		.stride_c = batch > 1 ? pc->d.stride : 0, .batch = batch,
 		.compute = pc->compute, .algo = ABI_GEMM_DEFAULT, .first_status = -1,
 		.api = "cublasLtMatmul", .lt = &lc.lt};
-	if (p->has_bias)
-		g->epilogue = (struct gemm_epilogue){
-			.bias = pc->bias, .bias_type = pc->bias_type == -1 ? pc->d.type : pc->bias_type,
-			.bias_along = p->transposed, .bias_batch_stride = batch > 1 ? pc->bias_stride : 0};
+	if (p->has_bias) {
+		g->epilogue.bias = pc->bias;
+		g->epilogue.bias_type = pc->bias_type == -1 ? pc->d.type : pc->bias_type;
+		/* D's rows are the transposed problem's columns. */
+		g->epilogue.bias_along = p->transposed;
+		g->epilogue.bias_batch_stride = batch > 1 ? pc->bias_stride : 0;
+	}
 	g->epilogue.act = p->act;
 	if (lc.lt.pmode == ABI_POINTER_MODE_HOST)
 		memcpy(&beta, a->beta, sizeof beta);
@@ -171,7 +174,9 @@ static abi_status dispatch_matmul(const struct lt_matmul_args *a)
 	struct plan_lt_call pc;
 	struct lt_plan p;
 
-	if (!plan_of(a->handle, a->desc, a->adesc, a->bdesc, a->cdesc, a->ddesc,
+	/* Missing scalars or matrices are the library's to refuse. */
+	if (!a->alpha || !a->beta || !a->a || !a->b || !a->c || !a->d ||
+	    !plan_of(a->handle, a->desc, a->adesc, a->bdesc, a->cdesc, a->ddesc,
 		     lt_algo_is_ours(a->algo), a->c == a->d, &pc, &dev, &p))
 		return forward_original(a);
 	log_plan(&pc, dev, &p);

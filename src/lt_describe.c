@@ -161,7 +161,8 @@ int lt_desc_with_compute(abi_lt_desc desc, int compute, abi_lt_desc *out)
 			goto fail;
 		if (desc_get(nd, attr, have, size) && !memcmp(want, have, size))
 			continue;
-		if (real_lt.cublasLtMatmulDescSetAttribute(nd, attr, want, size) != ABI_STATUS_SUCCESS)
+		if (real_lt.cublasLtMatmulDescSetAttribute(nd, attr, want, size) !=
+		    ABI_STATUS_SUCCESS)
 			goto fail;
 	}
 	*out = nd;

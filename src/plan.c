@@ -186,9 +186,12 @@ static int lt_epilogue(unsigned epilogue, int *act, int *bias)
 		unsigned epilogue;
 		int act, bias;
 	} fused[] = {
-		{ABI_LT_EPILOGUE_DEFAULT, GEMM_ACT_NONE, 0}, {ABI_LT_EPILOGUE_RELU, GEMM_ACT_RELU, 0},
-		{ABI_LT_EPILOGUE_BIAS, GEMM_ACT_NONE, 1},    {ABI_LT_EPILOGUE_RELU_BIAS, GEMM_ACT_RELU, 1},
-		{ABI_LT_EPILOGUE_GELU, GEMM_ACT_GELU, 0},    {ABI_LT_EPILOGUE_GELU_BIAS, GEMM_ACT_GELU, 1},
+		{ABI_LT_EPILOGUE_DEFAULT, GEMM_ACT_NONE, 0},
+		{ABI_LT_EPILOGUE_RELU, GEMM_ACT_RELU, 0},
+		{ABI_LT_EPILOGUE_BIAS, GEMM_ACT_NONE, 1},
+		{ABI_LT_EPILOGUE_RELU_BIAS, GEMM_ACT_RELU, 1},
+		{ABI_LT_EPILOGUE_GELU, GEMM_ACT_GELU, 0},
+		{ABI_LT_EPILOGUE_GELU_BIAS, GEMM_ACT_GELU, 1},
 	};
 	for (size_t i = 0; i < sizeof fused / sizeof fused[0]; i++) {
 		if (fused[i].epilogue == epilogue) {
@@ -268,8 +271,8 @@ static void lt_column_major(const struct plan_lt_call *c, struct lt_plan *p)
 	eb = eb == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
 	p->transposed = c->d.order == ABI_LT_ORDER_ROW;
 	*g = (struct plan_call){.ctype = c->d.type, .compute = c->compute,
-				.algo = ABI_GEMM_DEFAULT, .batch = c->d.batch, .ldc = c->d.ld,
-				.k = c->transa != ABI_OP_N ? (int64_t)c->a.rows : (int64_t)c->a.cols};
+				.algo = ABI_GEMM_DEFAULT, .batch = c->d.batch, .ldc = c->d.ld};
+	g->k = (int64_t)(c->transa != ABI_OP_N ? c->a.rows : c->a.cols);
 	if (!p->transposed) {
 		g->atype = c->a.type, g->btype = c->b.type;
 		g->transa = ea, g->transb = eb;
@@ -296,7 +299,7 @@ struct lt_plan plan_lt(const struct plan_lt_call *c, const struct plan_device *d
 		if (cfg->mode == MODE_OFF)
 			return lt_decide(LT_PASS, "BF16SHIM_MODE=off");
 		if (is_fp8(c->a.type) || is_fp8(c->b.type))
-			return lt_decide(LT_PASS, d->sm < 89 ? "FP8 needs sm_89 and is not converted"
+			return lt_decide(LT_PASS, d->sm < 89 ? "FP8 below sm_89 is not converted"
 							     : "FP8 is native from sm_89");
 		if (lt_fast_mode_missing(c->compute, d) && cfg->path != PATH_NATIVE)
 			return lt_decide(LT_COMPUTE_32F, "this GPU lacks the reduced-precision "
@@ -338,10 +341,6 @@ struct lt_plan plan_lt(const struct plan_lt_call *c, const struct plan_device *d
 	if (p.rewrite.decision == DECIDE_PASS || p.gemm.ldc < max1(p.gemm.m))
 		return lt_decide(LT_PASS, p.rewrite.decision == DECIDE_PASS ? p.rewrite.reason
 									    : "invalid layouts");
-	/* The decode kernel has no bias or activation (yet): the next path fuses them. */
-	if (p.rewrite.decision == DECIDE_DECODE && (bias || act != GEMM_ACT_NONE))
-		p.rewrite = (struct plan){plan_fallback(DECIDE_DECODE, &p.gemm, d),
-					  "decode shape with an epilogue the decode kernel lacks"};
 	p.reason = p.rewrite.reason;
 	return p;
 }

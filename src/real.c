@@ -1,6 +1,6 @@
 /* Finding the real libraries.  Order (preampere.md, "Interposition facts"): the sonames
- * (cuBLAS, cuBLASLt) with RTLD_NOLOAD (works when a Python extension loaded cuBLAS RTLD_LOCAL, where
- * RTLD_NEXT finds nothing), then RTLD_NEXT, then every loaded object.  Never RTLD_DEFAULT:
+ * (cuBLAS, cuBLASLt) with RTLD_NOLOAD (works when a Python extension loaded them RTLD_LOCAL,
+ * where RTLD_NEXT finds nothing), then RTLD_NEXT, then every loaded object.  Never RTLD_DEFAULT:
  * it finds the shim itself.  A named override (BF16SHIM_CUBLAS, BF16SHIM_CUBLASLT) comes
  * first. */
 #define _GNU_SOURCE

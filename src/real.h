@@ -42,8 +42,7 @@
 	  (abi_lt_layout *, int type, uint64_t rows, uint64_t cols, int64_t ld))           \
 	X(cublasLtMatrixLayoutDestroy, (abi_lt_layout))                                    \
 	X(cublasLtMatrixLayoutGetAttribute, (abi_lt_layout, int, void *, size_t, size_t *))\
-	X(cublasLtMatrixLayoutSetAttribute, (abi_lt_layout, int, const void *, size_t))    \
-	X(cublasLtMatmulPreferenceGetAttribute, (abi_lt_pref, int, void *, size_t, size_t *))
+	X(cublasLtMatrixLayoutSetAttribute, (abi_lt_layout, int, const void *, size_t))
 
 /* Driver functions: name for cuGetProcAddress, the CUDA version whose variant our
  * prototype matches, and the versioned symbol to dlsym when the driver predates

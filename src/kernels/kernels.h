@@ -126,9 +126,13 @@ enum kernel_type { KERNEL_TYPE_F32 = 0, KERNEL_TYPE_BF16 = 1, KERNEL_TYPE_F16 = 
  * shape. ----
  * bf16shim_gemm_small(view a, u32 transa, view b, u32 transb, u32 m, u32 n, u32 k,
  *                     view c, u32 c_transposed, u32 ctype, f32 alpha, f32 beta,
- *                     u64 alpha_ptr, u64 beta_ptr)
- *   For each batch item (gridDim.z): C(i, j) = alpha * sum_l op(A)(i, l) op(B)(l, j)
- *   + beta * C(i, j) for i < m, j < n, 1 <= n <= KERNEL_SMALL_MAX_N (n == 0 does nothing).
+ *                     u64 alpha_ptr, u64 beta_ptr,
+ *                     u64 bias, u32 bias_type, u32 bias_along, u64 bias_batch_stride,
+ *                     u32 act)
+ *   For each batch item (gridDim.z): C(i, j) = act(alpha * sum_l op(A)(i, l) op(B)(l, j)
+ *   + beta * C(i, j) + bias) for i < m, j < n, 1 <= n <= KERNEL_SMALL_MAX_N (n == 0 does
+ *   nothing); bias ... act as KERNEL_EPILOGUE_F32's, with bias_along == 0 indexing the bias
+ *   by i (a row of op(A)) and non-zero by j, whatever c_transposed says.
  *   a, b: the bf16 operands as stored, op(A) m x k, op(B) k x n (trans non-zero = T:
  *   op(A)(i, l) = A(l, i)); k may be 0 (the sum is 0).  c_transposed non-zero stores (i, j)
  *   at C's (row0 + j) + (col0 + i) * ld: the host does m <= 16 as C^T = op(B)^T op(A)^T.

@@ -26,10 +26,20 @@ static abi_status layout(abi_lt_layout *l, int type, int64_t rows, int64_t cols,
 	return st;
 }
 
+static abi_status set(abi_lt_desc desc, int attr, int32_t value)
+{
+	return real_lt.cublasLtMatmulDescSetAttribute(desc, attr, &value, sizeof value);
+}
+
+static const void *dev(abi_devptr p)
+{
+	return (const void *)(uintptr_t)p;
+}
+
 abi_status rewrite_lt_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
 			   const struct inner_gemm *g)
 {
-	int32_t ta = g->ta, tb = g->tb, pmode = ABI_LT_POINTER_MODE_HOST;
+	int32_t ta = g->ta, tb = g->tb;
 	abi_lt_desc desc = NULL;
 	abi_lt_layout la = NULL, lb = NULL, ld = NULL;
 	abi_status st;
@@ -38,12 +48,11 @@ abi_status rewrite_lt_gemm(const struct gemm_call *c, const struct rewrite_ctx *
 	 * algorithm that needs none. */
 	st = real_lt.cublasLtMatmulDescCreate(&desc, ABI_COMPUTE_32F, ABI_R_32F);
 	if (st == ABI_STATUS_SUCCESS)
-		st = real_lt.cublasLtMatmulDescSetAttribute(desc, ABI_LT_DESC_TRANSA, &ta, sizeof ta);
+		st = set(desc, ABI_LT_DESC_TRANSA, ta);
 	if (st == ABI_STATUS_SUCCESS)
-		st = real_lt.cublasLtMatmulDescSetAttribute(desc, ABI_LT_DESC_TRANSB, &tb, sizeof tb);
+		st = set(desc, ABI_LT_DESC_TRANSB, tb);
 	if (st == ABI_STATUS_SUCCESS)
-		st = real_lt.cublasLtMatmulDescSetAttribute(desc, ABI_LT_DESC_POINTER_MODE, &pmode,
-							    sizeof pmode);
+		st = set(desc, ABI_LT_DESC_POINTER_MODE, ABI_LT_POINTER_MODE_HOST);
 	if (st == ABI_STATUS_SUCCESS)
 		st = layout(&la, g->type, ta == ABI_OP_N ? g->m : g->k, ta == ABI_OP_N ? g->k : g->m,
 			    g->batch);
@@ -53,10 +62,9 @@ abi_status rewrite_lt_gemm(const struct gemm_call *c, const struct rewrite_ctx *
 	if (st == ABI_STATUS_SUCCESS)
 		st = layout(&ld, ABI_R_32F, g->m, g->n, g->batch);
 	if (st == ABI_STATUS_SUCCESS)
-		st = real_lt.cublasLtMatmul(c->handle, desc, &one, (const void *)(uintptr_t)g->a, la,
-					    (const void *)(uintptr_t)g->b, lb, &zero,
-					    (const void *)(uintptr_t)g->d, ld,
-					    (void *)(uintptr_t)g->d, ld, NULL, NULL, 0, rc->stream);
+		st = real_lt.cublasLtMatmul(c->handle, desc, &one, dev(g->a), la, dev(g->b), lb,
+					    &zero, dev(g->d), ld, (void *)(uintptr_t)g->d, ld, NULL,
+					    NULL, 0, rc->stream);
 	if (ld)
 		real_lt.cublasLtMatrixLayoutDestroy(ld);
 	if (lb)

@@ -4,6 +4,7 @@
 #define KERNELS_SMALL_GEMM_H
 
 #include "harness.h"
+#include "ref.h"
 
 struct sg {
 	struct mat a, b, c;
@@ -11,6 +12,7 @@ struct sg {
 	uint32_t ta, tb, ct, ctype;
 	float alpha, beta;             /* the values the kernel must use */
 	float *alpha_dev, *beta_dev;   /* device pointer mode when set */
+	struct epi_extra x;            /* bias and activation: none unless a test sets them */
 };
 
 struct sg_opts {

@@ -27,9 +27,9 @@ static const struct {
 					8, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4,
 					8, 4, 4, 8, 4 } },
 	/* view a, transa, view b, transb, m, n, k, view c, c_transposed, ctype, alpha, beta,
-	 * alpha_ptr, beta_ptr */
-	{ KERNEL_GEMM_SMALL, 29, { 8, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 4,
-				   8, 8, 8, 8, 8, 8, 4, 4, 4, 4, 8, 8 } },
+	 * alpha_ptr, beta_ptr, bias, bias_type, bias_along, bias_batch_stride, act */
+	{ KERNEL_GEMM_SMALL, 34, { 8, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 4,
+				   8, 8, 8, 8, 8, 8, 4, 4, 4, 4, 8, 8, 8, 4, 4, 8, 4 } },
 };
 
 /* Loads on every architecture from Maxwell to Hopper under a CUDA 11.0-level PTX ISA. */

@@ -27,7 +27,8 @@
 	X(small_gemm_overflow) \
 	X(small_gemm_load_widths) \
 	X(small_gemm_launch) \
-	X(small_gemm_traffic)
+	X(small_gemm_traffic) \
+	X(small_gemm_bias_act)
 
 #define DECLARE(name) int test_##name(void);
 KERNEL_TESTS(DECLARE)

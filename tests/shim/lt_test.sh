@@ -4,6 +4,8 @@
 #   kept ARCH [VAR=VALUE...]   an algorithm from the heuristic on simulated sm_61, used later
 #                        on ARCH (with the settings given): the rewrite still runs
 #   logged ARCH          each unhandled bf16 call, made twice, is logged once with its reason
+#   override ARCH LIBDIR BF16SHIM_CUBLASLT naming the library is used; naming a missing file
+#                        is reported once, and the loaded cuBLASLt found all the same
 set -eu
 client=$1 shim=$2 mode=$3 arch=$4; shift 4
 out=$(mktemp -d)
@@ -31,6 +33,18 @@ logged)
     [ "$n" = 1 ] || { echo "'$why' logged $n times, want once"; cat "$out/log"; exit 1; }
   done
   echo "every unhandled call logged once with its reason"
+  ;;
+override)
+  libdir=$1
+  SIMCUDA_ARCH=$arch LD_PRELOAD="$shim" BF16SHIM_LOG=debug \
+    BF16SHIM_CUBLASLT="$libdir/libcublasLt.so.13" "$client" tf32 2> "$out/log"
+  grep -q 'cuBLASLt found through BF16SHIM_CUBLASLT' "$out/log" ||
+    { echo "BF16SHIM_CUBLASLT not used"; cat "$out/log"; exit 1; }
+  SIMCUDA_ARCH=$arch LD_PRELOAD="$shim" BF16SHIM_CUBLASLT=/nonexistent/libcublasLt.so \
+    "$client" tf32 2> "$out/log"
+  n=$(grep -c 'application: BF16SHIM_CUBLASLT=/nonexistent/libcublasLt.so' "$out/log" || true)
+  [ "$n" = 1 ] || { echo "bad BF16SHIM_CUBLASLT reported $n times, want once"; exit 1; }
+  echo "BF16SHIM_CUBLASLT honoured; a bad one reported once and the loaded library used"
   ;;
 *) echo "unknown mode $mode"; exit 2;;
 esac

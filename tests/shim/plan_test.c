@@ -203,13 +203,13 @@ static const struct lt_row *lt_rows(size_t *n)
 	/* Our algorithm: rewritten whatever the policy says now. */
 	ROW_(tweak(LT_BF16(E_DEF), 5), 90, 1, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP16);
 	ROW_(tweak(LT_BF16(E_DEF), 5), 61, 0, MODE_OFF, PATH_NATIVE, LT_REWRITE, DECIDE_FP32);
-	/* Decode shapes: the bf16-reading kernel, unless there is an epilogue to fuse. */
+	/* Decode shapes: the bf16-reading kernel, epilogue fused there too. */
 	ROW_(lt_call(BF, BF, C32, T, N, COLM, 64, 4, 32, E_DEF), 75, 1, MODE_AUTO, PATH_AUTO,
 	     LT_REWRITE, DECIDE_DECODE);
 	ROW_(lt_call(BF, BF, C32, T, N, COLM, 64, 4, 32, E_BIAS), 75, 1, MODE_AUTO, PATH_AUTO,
-	     LT_REWRITE, DECIDE_FP16);
+	     LT_REWRITE, DECIDE_DECODE);
 	ROW_(lt_call(BF, F, C32, N, N, ROWM, 4, 64, 32, E_GELU_BIAS), 61, 0, MODE_AUTO, PATH_AUTO,
-	     LT_REWRITE, DECIDE_FP32);
+	     LT_REWRITE, DECIDE_DECODE);
 	/* Reduced-precision fast modes the GPU lacks: plain fp32 compute. */
 	ROW_(lt_call(F, F, ABI_COMPUTE_32F_FAST_TF32, N, N, COLM, 64, 48, 32, E_DEF), 75, 1,
 	     MODE_AUTO, PATH_AUTO, LT_COMPUTE_32F, DECIDE_PASS);
