@@ -11,6 +11,7 @@
 #include "gemm.h"
 #include "log.h"
 #include "lt.h"
+#include "trace.h"
 #include "real.h"
 #include "rewrite/rewrite.h"
 
@@ -168,7 +169,15 @@ static abi_status rewrite(const struct lt_matmul_args *a, const struct plan_lt_c
 	return shim_gemm_run(g, dev, &p->rewrite);
 }
 
-static abi_status dispatch_matmul(const struct lt_matmul_args *a)
+/* What a matmul dispatch decided, for the trace. */
+struct lt_outcome {
+	int planned;
+	const struct device_facts *dev;
+	struct plan_lt_call pc;
+	struct lt_plan p;
+};
+
+static abi_status dispatch_matmul(const struct lt_matmul_args *a, struct lt_outcome *o)
 {
 	const struct device_facts *dev;
 	struct plan_lt_call pc;
@@ -179,6 +188,7 @@ static abi_status dispatch_matmul(const struct lt_matmul_args *a)
 	    !plan_of(a->handle, a->desc, a->adesc, a->bdesc, a->cdesc, a->ddesc,
 		     lt_algo_is_ours(a->algo), a->c == a->d, &pc, &dev, &p))
 		return forward_original(a);
+	*o = (struct lt_outcome){1, dev, pc, p};
 	log_plan(&pc, dev, &p);
 	switch (p.decision) {
 	case LT_REWRITE:
@@ -190,6 +200,31 @@ static abi_status dispatch_matmul(const struct lt_matmul_args *a)
 	}
 }
 
+static void trace_matmul(const struct lt_outcome *o, abi_status st)
+{
+	const struct plan_call *g = &o->p.gemm;
+	struct trace_record r = {
+		.api = "cublasLtMatmul", .algo = -1, .pointer_mode = -1, .device = -1, .sm = -1,
+		.real_sm = -1, .decision = "pass", .reason = "not described", .status = st,
+		.first_status = -1,
+	};
+	if (o->planned) {
+		r.m = g->m, r.n = g->n, r.k = g->k, r.batch = g->batch;
+		r.transa = g->transa, r.transb = g->transb;
+		r.atype = g->atype, r.btype = g->btype, r.ctype = g->ctype;
+		r.compute = o->pc.compute;
+		r.pointer_mode = o->pc.pmode;
+		r.decision = plan_lt_decision_name(o->p.decision);
+		r.reason = o->p.reason;
+		if (o->dev) {
+			r.device = o->dev->ordinal;
+			r.sm = o->dev->sm;
+			r.real_sm = o->dev->real_sm;
+		}
+	}
+	trace_write(&r);
+}
+
 abi_status shim_lt_matmul(const struct lt_matmul_args *a)
 {
 	abi_status st;
@@ -199,7 +234,12 @@ abi_status shim_lt_matmul(const struct lt_matmul_args *a)
 	if (shim_depth)
 		return forward_original(a);
 	shim_depth++;
-	st = dispatch_matmul(a);
+	{
+		struct lt_outcome o = {0};
+		st = dispatch_matmul(a, &o);
+		if (trace_enabled())
+			trace_matmul(&o, st);
+	}
 	shim_depth--;
 	return st;
 }
