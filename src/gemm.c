@@ -2,6 +2,7 @@
  * The common case (not bf16, nothing remembered) costs a few loads and branches. */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -19,6 +20,20 @@ __thread int shim_depth __attribute__((tls_model("initial-exec")));
 struct shim_fast shim_fast;
 
 static atomic_ulong n_rewritten, n_retried, n_fallback;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* A forked child reports its own work only: one that never calls cuBLAS prints nothing. */
+static void forget_counts(void)
+{
+	atomic_store(&n_rewritten, 0);
+	atomic_store(&n_retried, 0);
+	atomic_store(&n_fallback, 0);
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, forget_counts);
+}
 
 static const char *const sym_names[] = {
 #define X(name) #name,
@@ -71,6 +86,8 @@ static abi_status execute(const struct gemm_call *c, const struct device_facts *
 	enum decision d = p.decision;
 	char what[160], key[224];
 
+	/* Every count is made after this point (n_retried after a call here too). */
+	pthread_once(&atfork_once, register_atfork);
 	if (d == DECIDE_PASS)
 		return c->forward(c);
 	if (d == DECIDE_PASS_DEFAULT_ALGO)

@@ -282,7 +282,11 @@ void trace_write(const struct trace_record *r)
 	put_named(&l, "btype", NAME_OF(type_names, r->btype), r->btype);
 	put_named(&l, "ctype", NAME_OF(type_names, r->ctype), r->ctype);
 	put_named(&l, "compute", compute_name(r->compute), r->compute);
-	put_named(&l, "algo", algo_name(r->algo, algo_buf, sizeof algo_buf), r->algo);
+	/* cublasLtMatmul's algorithm is an opaque structure, not a cublasGemmAlgo_t. */
+	if (r->api && strncmp(r->api, "cublasLt", 8) == 0)
+		put(&l, ",\"algo\":null");
+	else
+		put_named(&l, "algo", algo_name(r->algo, algo_buf, sizeof algo_buf), r->algo);
 	put_named(&l, "pointer_mode", NAME_OF(pointer_mode_names, r->pointer_mode),
 		  r->pointer_mode);
 	put(&l, ",\"device\":%d,\"sm\":%d,\"real_sm\":%d", r->device, r->sm, r->real_sm);

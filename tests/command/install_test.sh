@@ -28,6 +28,13 @@ cd "$stage" || exit 1  # nowhere near the source build
 expect_status 0 "installed run finds the installed library" \
 	"$cmd" run -- sh -c 'printf "%s\n" "$LD_PRELOAD"'
 expect_equal "installed run" "$out" "$lib"
+checks=$((checks + 1))
+[ -x "$(dirname "$cmd")/bf16shim-ptxas" ] || fail "no bin/bf16shim-ptxas"
+(unset TRITON_PTXAS_PATH
+	expect_status 0 "installed run points Triton at the installed ptxas wrapper" \
+		"$cmd" run -- sh -c 'printf "%s\n" "$TRITON_PTXAS_PATH"'
+	expect_equal "installed ptxas wrapper" "$out" "$(dirname "$cmd")/bf16shim-ptxas"
+	exit "$failures") || failures=$((failures + 1))
 expect_status 3 "installed run: exit status" "$cmd" run -- sh -c 'exit 3'
 expect_status 0 "installed version" "$cmd" version
 expect_output "installed version" "^bf16shim [0-9]+\.[0-9]+\.[0-9]+\$"

@@ -23,6 +23,11 @@ if command -v groff >/dev/null; then
 	checks=$((checks + 1))
 	[ -z "$warnings" ] || fail "groff warnings: $warnings"
 fi
+# The page's version is the project's.
+version=$(sed -n "s/^[[:space:]]*version:[[:space:]]*'\([^']*\)'.*/\1/p" "$root/meson.build" | head -n 1)
+checks=$((checks + 1))
+grep -q "^\.TH BF16SHIM 1 .*\"bf16shim $version\"" "$page" ||
+	fail "doc/bf16shim.1: .TH does not name version $version: $(grep '^\.TH' "$page")"
 for section in NAME SYNOPSIS DESCRIPTION COMMANDS ENVIRONMENT "TRACE FORMAT" "EXIT STATUS"; do
 	expect_output "section $section" "^$section\$"
 done
@@ -40,9 +45,10 @@ for c in $subcommands; do
 done
 
 # Every variable read: by the library (quoted names in src/), the helpers (tools/), the
-# command (${BF16SHIM_...}), and the simulator's user-facing ones.
+# command and the ptxas wrapper (${BF16SHIM_...}), and the simulator's user-facing ones.
 vars=$( (grep -rhoE '"BF16SHIM_[A-Z_]+"' "$root/src" "$root/tools" | tr -d '"'
-	grep -oE '\$\{BF16SHIM_[A-Z_]+' "$root/scripts/bf16shim" | tr -d '${'
+	grep -ohE '\$\{BF16SHIM_[A-Z_]+' "$root/scripts/bf16shim" "$root/scripts/bf16shim-ptxas" |
+		tr -d '${'
 	echo SIMCUDA_ARCH SIMCUDA_MEM_MB SIMCUDA_FAIL SIMCUDA_LOG SIMCUDA_COMPUTE | tr ' ' '\n'
 	) | sort -u)
 checks=$((checks + 1))

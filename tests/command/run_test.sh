@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `bf16shim run`: exit status passed through, LD_PRELOAD kept and de-duplicated (by resolved
-# path), nested runs, settings exported to a whole process tree, --sim, the library search,
-# and a real bf16 GEMM program fixed by it on a simulated Pascal card.
+# path), nested runs, settings exported to a whole process tree, Triton's ptxas, --sim, the
+# library search, and a real bf16 GEMM program fixed by it on a simulated Pascal card.
 # Usage: run_test.sh BF16SHIM SHIM_LIB STUB_LIB SIMDIR DEMO_GEMM
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -72,6 +72,14 @@ expect_status 0 "the library is mapped in a grandchild" \
 	"$cmd" run -- sh -c 'sh -c "cat /proc/self/maps"'
 expect_output "grandchild" "$lib"
 cd - >/dev/null || exit 1
+
+# Triton's ptxas: the wrapper next to the command, unless the user chose one.
+unset TRITON_PTXAS_PATH
+expect_status 0 "TRITON_PTXAS_PATH set" "$cmd" run -- sh -c 'printf "%s\n" "$TRITON_PTXAS_PATH"'
+expect_equal "TRITON_PTXAS_PATH set" "$out" "$(dirname "$cmd")/bf16shim-ptxas"
+TRITON_PTXAS_PATH=/opt/my/ptxas expect_status 0 "TRITON_PTXAS_PATH kept" \
+	"$cmd" run -- sh -c 'printf "%s\n" "$TRITON_PTXAS_PATH"'
+expect_equal "TRITON_PTXAS_PATH kept" "$out" /opt/my/ptxas
 
 # --sim: the simulator's libraries and architecture, and the shim.
 expect_status 0 "--sim" "$cmd" run --sim sm_75 -- \

@@ -3,7 +3,8 @@
  *   threads N      8 threads x N records, then a forked child writes N more from 2 threads;
  *                  record i of thread t has m=t, n=i, k=pid-tag (0 parent, 1 child)
  *   names          one record per named enum value, checked against the vendor headers
- *                  when built with them (HAVE_CUDA_HEADERS), printed as "value name" lines
+ *                  when built with them (HAVE_CUDA_HEADERS), printed as "field value name"
+ *                  lines; then a cublasLtMatmul record, whose algo is null
  *   enabled        prints trace_enabled() and writes one record */
 #include <pthread.h>
 #include <stdio.h>
@@ -151,6 +152,14 @@ static int mode_names(void)
 			trace_write(&r);
 			printf("%s %d %s\n", sets[s].field, v, sets[s].v[i].name);
 		}
+	/* cuBLASLt's algorithm is opaque: no name, whatever the number. */
+	{
+		struct trace_record r = sample();
+		r.api = "cublasLtMatmul";
+		r.algo = -1;
+		trace_write(&r);
+		printf("lt-algo -1 null\n");
+	}
 	return 0;
 }
 

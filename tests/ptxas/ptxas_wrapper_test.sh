@@ -2,9 +2,9 @@
 # bf16shim-ptxas, the drop-in ptxas: below sm_80 it lowers bf16 PTX that the real ptxas
 # refuses; at sm_80 and above, and for PTX without bf16, it is the real ptxas untouched
 # (same exit status, same output); both spellings of the target are understood.
-# Usage: ptxas_wrapper_test.sh WRAPPER LOWER PTX
+# Usage: ptxas_wrapper_test.sh WRAPPER LOWER PTX COMMAND
 set -u
-wrapper=$1 lower=$2 ptx=$3
+wrapper=$1 lower=$2 ptx=$3 command=$4
 real=${BF16SHIM_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 [ -x "$real" ] || { echo "no ptxas here"; exit 77; }
 export BF16SHIM_LOWER=$lower BF16SHIM_PTXAS=$real
@@ -27,6 +27,13 @@ check "wrapper, --gpu-name=sm_75" 0 "$wrapper" --gpu-name=sm_75 "$ptx" -o "$t/b.
 check "wrapper, -arch sm_75" 0 "$wrapper" -arch sm_75 "$ptx" -o "$t/c.cubin"
 [ -s "$t/a.cubin" ] && cmp -s "$t/a.cubin" "$t/b.cubin" && cmp -s "$t/a.cubin" "$t/c.cubin" ||
 	{ echo "FAIL: the three spellings gave different cubins"; fail=1; }
+# The same through the bf16shim command's subcommands.
+check "bf16shim ptxas" 0 "$command" ptxas --gpu-name sm_75 "$ptx" -o "$t/d.cubin"
+cmp -s "$t/a.cubin" "$t/d.cubin" || { echo "FAIL: bf16shim ptxas gave another cubin"; fail=1; }
+check "bf16shim lower" 0 "$command" lower "$ptx" -o "$t/low.ptx" --target sm_75
+check "real ptxas takes the lowered file" 0 "$real" --gpu-name sm_75 "$t/low.ptx" -o "$t/e.cubin"
+grep -q 'bf16' "$t/low.ptx" && grep -qE '^[[:space:]]*cvt[.a-z]*\.bf16' "$t/low.ptx" &&
+	{ echo "FAIL: bf16 conversions left in the lowered file"; fail=1; }
 # sm_80 and above: the real ptxas on the original input, byte for byte the same result.
 check "real, sm_90" 0 "$real" --gpu-name sm_90 "$orig" -o "$t/r90.cubin"
 check "wrapper, sm_90" 0 "$wrapper" --gpu-name sm_90 "$orig" -o "$t/w90.cubin"

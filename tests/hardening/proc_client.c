@@ -1,0 +1,108 @@
+/* Process life (issue 8, point 4).  Each mode first uses the shim (a rewritten bf16 GEMM,
+ * checked), then:
+ *   fork-uses    forks; the child runs more bf16 GEMMs on the parent's handle and checks them
+ *   fork-quiet   forks; the child never touches CUDA and exits: it must print nothing
+ *   exec PROG..  execs PROG (the shim is preloaded there too)
+ *   exit-queued  queues GEMMs on a stream and returns from main without synchronising
+ * Exit 0 iff the property held. */
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hard.h"
+
+static int gemm_ok(cublasHandle_t h, int m, int n, int k, uint32_t seed)
+{
+	struct gm g;
+	int ok;
+	if (!gm_make(&g, m, n, k, CUBLAS_OP_T, CUBLAS_OP_N, CUDA_R_16BF, CUDA_R_16BF, seed))
+		return 0;
+	ok = gm_run(&g, h) == CUBLAS_STATUS_SUCCESS && !cudaDeviceSynchronize() &&
+	     !gm_check(&g, "gemm");
+	gm_free(&g);
+	return ok;
+}
+
+/* Runs the child, whose stderr goes to a pipe; returns its exit status (-1: a signal) and
+ * what it wrote. */
+static int in_child(int (*body)(cublasHandle_t), cublasHandle_t h, char *err, size_t cap)
+{
+	int fd[2], status;
+	ssize_t got, len = 0;
+	pid_t pid;
+
+	if (pipe(fd))
+		return -2;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		dup2(fd[1], 2);
+		exit(body(h)); /* exit, not _exit: destructors are part of what is tested */
+	}
+	close(fd[1]);
+	while (len < (ssize_t)cap - 1 && (got = read(fd[0], err + len, cap - 1 - (size_t)len)) > 0)
+		len += got;
+	err[len] = 0;
+	close(fd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int child_gemms(cublasHandle_t h)
+{
+	for (int i = 0; i < 4; i++)
+		if (!gemm_ok(h, 24 + i, i & 1 ? 4 : 20, 16, 500u + (unsigned)i))
+			return 1;
+	return 0;
+}
+
+static int child_quiet(cublasHandle_t h)
+{
+	(void)h;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	cublasHandle_t h;
+	cudaStream_t s;
+	char err[4096];
+	int rc;
+
+	if (argc < 2 || cublasCreate(&h))
+		return 2;
+	if (!gemm_ok(h, 33, 20, 24, 1) || !gemm_ok(h, 40, 2, 24, 2)) {
+		fprintf(stderr, "the GEMMs before the test failed\n");
+		return 1;
+	}
+	if (!strcmp(argv[1], "fork-uses") || !strcmp(argv[1], "fork-quiet")) {
+		int quiet = argv[1][5] == 'q';
+		rc = in_child(quiet ? child_quiet : child_gemms, h, err, sizeof err);
+		if (rc != 0 || (quiet && err[0])) {
+			fprintf(stderr, "child exited %d (-1: signal), its stderr: \"%s\"\n", rc, err);
+			return 1;
+		}
+		/* The parent goes on working after the fork. */
+		return gemm_ok(h, 20, 30, 12, 3) ? 0 : 1;
+	}
+	if (!strcmp(argv[1], "exec") && argc > 2) {
+		fflush(NULL);
+		execv(argv[2], argv + 2);
+		perror("execv");
+		return 1;
+	}
+	if (!strcmp(argv[1], "exit-queued")) {
+		struct gm g[8];
+		if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking))
+			return 2;
+		cublasSetStream(h, s);
+		for (int i = 0; i < 8; i++)
+			if (!gm_make(&g[i], 40, i & 1 ? 4 : 36, 32, CUBLAS_OP_N, CUBLAS_OP_N,
+				     CUDA_R_16BF, CUDA_R_16BF, 10u + (unsigned)i) ||
+			    gm_run(&g[i], h) != CUBLAS_STATUS_SUCCESS)
+				return 1;
+		return 0; /* no synchronisation, no destroy: the process just ends */
+	}
+	return 2;
+}
