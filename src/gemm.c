@@ -230,16 +230,18 @@ abi_status shim_gemm(struct gemm_call *c)
 		return c->forward(c);
 	if (!real_init() || !real_cublas(c->sym))
 		return ABI_STATUS_NOT_INITIALIZED;
-	if (!shim_fast.ready) {
-		shim_fast.pass_all = shim_config()->mode == MODE_OFF;
+	if (!__atomic_load_n(&shim_fast.ready, __ATOMIC_ACQUIRE)) {
+		/* Every thread that gets here writes the same values. */
+		__atomic_store_n(&shim_fast.pass_all, shim_config()->mode == MODE_OFF,
+				 __ATOMIC_RELAXED);
 		/* While tracing, every call must reach the dispatcher to be written down. */
 		if (!trace_enabled())
 			__atomic_store_n(&shim_fast.ready, 1, __ATOMIC_RELEASE);
 	}
-	if (shim_fast.pass_all && !trace_enabled())
+	if (__atomic_load_n(&shim_fast.pass_all, __ATOMIC_RELAXED) && !trace_enabled())
 		return c->forward(c);
 	shim_depth++;
-	if (shim_fast.pass_all) {
+	if (__atomic_load_n(&shim_fast.pass_all, __ATOMIC_RELAXED)) {
 		struct outcome out = {NULL, {DECIDE_PASS, "BF16SHIM_MODE=off"}, -1};
 		st = c->forward(c);
 		trace_call(c, &out, st);

@@ -80,9 +80,9 @@ extern __thread int shim_depth __attribute__((tls_model("initial-exec")));
 static inline int shim_fast_pass(int atype, int btype)
 {
 	extern int verdict_count;
-	if (__builtin_expect(!shim_fast.ready, 0))
+	if (__builtin_expect(!__atomic_load_n(&shim_fast.ready, __ATOMIC_ACQUIRE), 0))
 		return 0;
-	return shim_depth || shim_fast.pass_all ||
+	return shim_depth || __atomic_load_n(&shim_fast.pass_all, __ATOMIC_RELAXED) ||
 	       (atype != ABI_R_16BF && btype != ABI_R_16BF &&
 		!__atomic_load_n(&verdict_count, __ATOMIC_RELAXED));
 }

@@ -53,8 +53,9 @@ static int lt_ready(void)
 {
 	if (!real_lt_init())
 		return 0;
-	if (!shim_fast.lt_ready) {
-		shim_fast.pass_all = shim_config()->mode == MODE_OFF;
+	if (!__atomic_load_n(&shim_fast.lt_ready, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&shim_fast.pass_all, shim_config()->mode == MODE_OFF,
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(&shim_fast.lt_ready, 1, __ATOMIC_RELEASE);
 	}
 	return 1;

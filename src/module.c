@@ -31,19 +31,25 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *load(struct shim_module *m)
 {
 	const struct real_driver *drv = real_driver();
-	abi_module kernels, constants;
+	abi_module kernels = NULL, constants = NULL;
+	const char *why = NULL;
 	size_t bytes;
 
 	if (!drv->cuModuleLoadData || !drv->cuModuleGetFunction || !drv->cuModuleGetGlobal ||
-	    !drv->cuLaunchKernel)
+	    !drv->cuLaunchKernel || !drv->cuModuleUnload)
 		return "the driver lacks module or launch functions";
 	if (drv->cuModuleLoadData(&kernels, bf16shim_kernels_ptx) != ABI_CUDA_SUCCESS)
 		return "the driver refused the shim's PTX";
-	if (drv->cuModuleLoadData(&constants, constants_ptx) != ABI_CUDA_SUCCESS)
-		return "the driver refused the shim's constants";
+	if (drv->cuModuleLoadData(&constants, constants_ptx) != ABI_CUDA_SUCCESS) {
+		why = "the driver refused the shim's constants";
+		constants = NULL;
+		goto fail;
+	}
 	if (drv->cuModuleGetFunction(&m->cast_bf16_f32, kernels, KERNEL_CAST_BF16_F32) ||
-	    drv->cuModuleGetFunction(&m->epilogue_f32, kernels, KERNEL_EPILOGUE_F32))
-		return "a kernel is missing from the shim's PTX";
+	    drv->cuModuleGetFunction(&m->epilogue_f32, kernels, KERNEL_EPILOGUE_F32)) {
+		why = "a kernel is missing from the shim's PTX";
+		goto fail;
+	}
 	/* Optional kernels: a path whose kernels are missing is simply not taken. */
 	{
 		static const struct {
@@ -65,9 +71,18 @@ static const char *load(struct shim_module *m)
 		}
 	}
 	if (drv->cuModuleGetGlobal(&m->one, &bytes, constants, "bf16shim_one") ||
-	    drv->cuModuleGetGlobal(&m->zero, &bytes, constants, "bf16shim_zero"))
-		return "the shim's constants are missing";
+	    drv->cuModuleGetGlobal(&m->zero, &bytes, constants, "bf16shim_zero")) {
+		why = "the shim's constants are missing";
+		goto fail;
+	}
 	return NULL;
+fail:
+	/* A failed load is remembered for the context: give back what was loaded. */
+	if (constants)
+		drv->cuModuleUnload(constants);
+	drv->cuModuleUnload(kernels);
+	memset(m, 0, sizeof *m);
+	return why;
 }
 
 const struct shim_module *module_for_current_context(const char **why)

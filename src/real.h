@@ -57,6 +57,7 @@
 	X(cuLinkAddData, 6050, "cuLinkAddData_v2")                                         \
 	X(cuLibraryLoadData, 12000, "cuLibraryLoadData")                                   \
 	X(cuModuleGetFunction, 2000, "cuModuleGetFunction")                                \
+	X(cuModuleUnload, 2000, "cuModuleUnload")                                          \
 	X(cuModuleGetGlobal, 3020, "cuModuleGetGlobal_v2")                                 \
 	X(cuLaunchKernel, 4000, "cuLaunchKernel")                                          \
 	X(cuMemAlloc, 3020, "cuMemAlloc_v2")                                               \
@@ -90,6 +91,7 @@ struct real_driver {
 					void **jit_values, unsigned n_jit, int *lib_options,
 					void **lib_values, unsigned n_lib);
 	abi_result (*cuModuleGetFunction)(abi_function *fn, abi_module module, const char *name);
+	abi_result (*cuModuleUnload)(abi_module module);
 	abi_result (*cuModuleGetGlobal)(abi_devptr *dptr, size_t *bytes, abi_module module,
 					const char *name);
 	abi_result (*cuLaunchKernel)(abi_function f, unsigned gx, unsigned gy, unsigned gz,

@@ -111,8 +111,11 @@ int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, con
 			return 0;
 		}
 		free_on(stream, e->ptr);
+		/* Other threads read bytes while looking for their own entry. */
+		pthread_mutex_lock(&lock);
 		e->ptr = p;
 		e->bytes = bytes;
+		pthread_mutex_unlock(&lock);
 	}
 	out->ptr = e->ptr;
 	out->entry = e;

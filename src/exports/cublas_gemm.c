@@ -25,7 +25,10 @@
 	{                                                                                  \
 		abi_status st = -1;                                                        \
 		if (shim_fast_pass(atype, btype)) {                                        \
+			/* cuBLAS calls cuBLASLt inside: those calls are nested. */       \
+			shim_depth++;                                                      \
 			st = REAL(SYM_##NAME, NAME##_fn) ARGS;                             \
+			shim_depth--;                                                      \
 			if (!shim_refused(st) || shim_depth)                               \
 				return st;                                                 \
 		}                                                                          \

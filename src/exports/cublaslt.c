@@ -11,14 +11,23 @@
 
 static inline int lt_fast_pass(const abi_lt_algo *algo)
 {
-	if (__builtin_expect(!shim_fast.lt_ready, 0))
+	if (__builtin_expect(!__atomic_load_n(&shim_fast.lt_ready, __ATOMIC_ACQUIRE), 0))
 		return 0;
-	return (shim_depth || shim_fast.pass_all) && !lt_algo_is_ours(algo);
+	return (shim_depth || __atomic_load_n(&shim_fast.pass_all, __ATOMIC_RELAXED)) &&
+	       !lt_algo_is_ours(algo);
 }
 
-__attribute__((noinline, cold)) static abi_status matmul_slow(const struct lt_matmul_args *a)
+/* Same parameters as the export, so both of its exits are plain tail calls: the fast path
+ * never touches the arguments on the stack. */
+__attribute__((noinline, cold)) static abi_status
+matmul_slow(abi_lt_handle handle, abi_lt_desc desc, const void *alpha, const void *A,
+	    abi_lt_layout adesc, const void *B, abi_lt_layout bdesc, const void *beta,
+	    const void *C, abi_lt_layout cdesc, void *D, abi_lt_layout ddesc,
+	    const abi_lt_algo *algo, void *workspace, size_t workspace_bytes, abi_stream stream)
 {
-	return shim_lt_matmul(a);
+	return shim_lt_matmul(&(struct lt_matmul_args){handle, desc, alpha, A, adesc, B, bdesc,
+						       beta, C, cdesc, D, ddesc, algo, workspace,
+						       workspace_bytes, stream});
 }
 
 EXPORT abi_status cublasLtMatmul(abi_lt_handle handle, abi_lt_desc desc, const void *alpha,
@@ -32,9 +41,8 @@ EXPORT abi_status cublasLtMatmul(abi_lt_handle handle, abi_lt_desc desc, const v
 		return real_lt.cublasLtMatmul(handle, desc, alpha, A, adesc, B, bdesc, beta, C,
 					      cdesc, D, ddesc, algo, workspace, workspace_bytes,
 					      stream);
-	return matmul_slow(&(struct lt_matmul_args){handle, desc, alpha, A, adesc, B, bdesc,
-						   beta, C, cdesc, D, ddesc, algo, workspace,
-						   workspace_bytes, stream});
+	return matmul_slow(handle, desc, alpha, A, adesc, B, bdesc, beta, C, cdesc, D, ddesc,
+			   algo, workspace, workspace_bytes, stream);
 }
 
 EXPORT abi_status cublasLtMatmulAlgoGetHeuristic(abi_lt_handle handle, abi_lt_desc desc,
