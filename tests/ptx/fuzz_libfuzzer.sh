@@ -17,4 +17,10 @@ fi
 	-I"$SRC" "$DIR/fuzz_lower.c" "$SRC"/*.c -o "$TMP/fuzz" || { echo "FAIL: build"; exit 1; }
 mkdir "$TMP/corpus"
 cp "$DIR"/fuzz_seeds/* "$DIR"/corpus/*.ptx "$TMP/corpus/"
-cd "$TMP" && ./fuzz -max_total_time="$SECONDS_" -max_len=65536 -print_final_stats=1 corpus 2>&1 | tail -15
+# The fuzzer's own status is the result (libFuzzer's 77 for a crash would read as "skipped").
+cd "$TMP" && ./fuzz -max_total_time="$SECONDS_" -max_len=65536 -print_final_stats=1 \
+	-error_exitcode=1 -timeout_exitcode=1 corpus >"$TMP/log" 2>&1
+status=$?
+tail -15 "$TMP/log"
+[ $status = 0 ] || echo "FAIL: libFuzzer exited with $status"
+exit $status
