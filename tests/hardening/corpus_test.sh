@@ -52,6 +52,6 @@ fi
 if ! "$client" compare "$out/shim.rec"; then
   divergent=$((divergent + 1))
 fi
-echo "corpus: $calls calls, $rewritten rewritten, $divergent divergences ($arch)" \
-  "${exclude:+, $known known divergences in excluded classes ($exclude)}"
+echo "corpus: $calls calls, $rewritten rewritten, $divergent divergences ($arch${exclude:+;" \
+  "$known known divergences in the excluded classes $exclude})"
 [ "$divergent" = 0 ]
