@@ -21,3 +21,15 @@ out=$(SIMCUDA_ARCH=sm_90 LD_PRELOAD=$shim BF16SHIM_LOG=info "$client" 2>&1 >/dev
 out=$(SIMCUDA_ARCH=sm_61 LD_PRELOAD=$shim BF16SHIM_MODE=sometimes "$client" 2>&1 >/dev/null)
 echo "$out" | grep -q 'ignoring BF16SHIM_MODE=sometimes' || { echo "bad setting not reported: $out"; exit 1; }
 echo "log: $plans distinct rewrites logged once each, one summary"
+# BF16SHIM_LOG_FILE is never opened through a symbolic link, and never truncated.
+dir=$(mktemp -d)
+echo "keep me" > "$dir/target"
+ln -s "$dir/target" "$dir/link"
+SIMCUDA_ARCH=sm_61 LD_PRELOAD=$shim BF16SHIM_LOG=info BF16SHIM_LOG_FILE=$dir/link "$client" >/dev/null 2>&1
+[ "$(cat "$dir/target")" = "keep me" ] || { echo "the log was written through a link"; rm -rf "$dir"; exit 1; }
+echo "old line" > "$dir/log"
+SIMCUDA_ARCH=sm_61 LD_PRELOAD=$shim BF16SHIM_LOG=info BF16SHIM_LOG_FILE=$dir/log "$client" >/dev/null 2>&1
+[ "$(head -1 "$dir/log")" = "old line" ] && [ "$(wc -l < "$dir/log")" -gt 1 ] ||
+  { echo "the log file was truncated or not appended to"; rm -rf "$dir"; exit 1; }
+rm -rf "$dir"
+echo "log file: no link followed, appended"
