@@ -41,9 +41,25 @@ static const char *const sym_names[] = {
 #undef X
 };
 
+/* Null or misaligned operands in a GEMM with work to do (plan.h, bad_pointers). */
+int gemm_bad_pointers(const struct gemm_call *c)
+{
+	size_t ae = c->atype == ABI_R_32F ? 4 : 2, ce = c->ctype == ABI_R_32F ? 4 : 2;
+	int work = c->m > 0 && c->n > 0 && c->batch > 0, reads = work && c->k > 0;
+
+	if (work && !c->c)
+		return 1;
+	if (reads && (!c->a || !c->b))
+		return 1;
+	if (c->ptr_array) /* arrays of pointers: 8-byte aligned; entries are checked by cuBLAS */
+		return ((uintptr_t)c->a | (uintptr_t)c->b | (uintptr_t)c->c) % 8 != 0;
+	return ((uintptr_t)c->a % ae) || ((uintptr_t)c->b % ae) || ((uintptr_t)c->c % ce);
+}
+
 static struct plan_call plan_call_of(const struct gemm_call *c)
 {
 	return (struct plan_call){
+		.bad_pointers = gemm_bad_pointers(c),
 		.atype = c->atype, .btype = c->btype, .ctype = c->ctype,
 		.compute = c->compute, .algo = c->algo,
 		.transa = c->transa, .transb = c->transb,

@@ -67,6 +67,8 @@ abi_status shim_gemm(struct gemm_call *c);
 struct device_facts;
 abi_status shim_gemm_run(const struct gemm_call *c, const struct device_facts *dev,
 			 const struct plan *p);
+/* A null or misaligned operand in a GEMM with work to do: never rewritten (plan.h). */
+int gemm_bad_pointers(const struct gemm_call *c);
 /* cublasDestroy: drops what the shim keeps per handle, then destroys it. */
 abi_status shim_cublas_destroy(abi_handle handle);
 

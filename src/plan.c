@@ -66,7 +66,8 @@ static int64_t max1(int64_t v)
  * exactly the real library's status for them. */
 static int arguments_valid(const struct plan_call *c)
 {
-	if (!is_trans(c->transa) || !is_trans(c->transb) || !is_algo(c->algo))
+	if (!is_trans(c->transa) || !is_trans(c->transb) || !is_algo(c->algo) ||
+	    c->bad_pointers)
 		return 0;
 	if (c->m < 0 || c->n < 0 || c->k < 0 || c->batch < 0)
 		return 0;

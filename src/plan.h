@@ -25,6 +25,10 @@ struct plan_call {
 	int transa, transb;
 	int64_t m, n, k, batch;
 	int64_t lda, ldb, ldc;
+	/* Set by the caller, who sees the pointers: a null or misaligned operand in a GEMM
+	 * that has work to do.  Such calls are the library's to answer: a rewrite would fault
+	 * in our kernels where cuBLAS returns a status. */
+	int bad_pointers;
 };
 
 struct plan_device {

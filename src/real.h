@@ -65,6 +65,7 @@
 	X(cuMemAllocAsync, 11020, "cuMemAllocAsync")                                       \
 	X(cuMemFreeAsync, 11020, "cuMemFreeAsync")                                         \
 	X(cuMemsetD32Async, 3020, "cuMemsetD32Async")                                      \
+	X(cuMemGetAddressRange, 3020, "cuMemGetAddressRange_v2")                           \
 	X(cuMemcpy2DAsync, 3020, "cuMemcpy2DAsync_v2")                                     \
 	X(cuStreamIsCapturing, 10000, "cuStreamIsCapturing")                               \
 	X(cuStreamGetCtx, 9020, "cuStreamGetCtx")
@@ -101,6 +102,7 @@ struct real_driver {
 	abi_result (*cuMemFree)(abi_devptr dptr);
 	abi_result (*cuMemAllocAsync)(abi_devptr *dptr, size_t bytes, abi_stream stream);
 	abi_result (*cuMemFreeAsync)(abi_devptr dptr, abi_stream stream);
+	abi_result (*cuMemGetAddressRange)(abi_devptr *base, size_t *size, abi_devptr ptr);
 	abi_result (*cuMemsetD32Async)(abi_devptr dst, unsigned value, size_t count,
 				       abi_stream stream);
 	abi_result (*cuMemcpy2DAsync)(const struct abi_memcpy2d *copy, abi_stream stream);

@@ -32,9 +32,50 @@ _Static_assert((int)GEMM_ACT_RELU == (int)KERNEL_ACT_RELU &&
 		       (int)GEMM_ACT_GELU == (int)KERNEL_ACT_GELU,
 	       "gemm.h and kernels.h number the activations alike");
 
+/* Does [p, p + bytes) lie in one allocation?  Unknown (the driver cannot say, e.g. host
+ * memory) counts as yes: only a definite overrun stops a rewrite. */
+static int within_allocation(const void *p, uint64_t bytes)
+{
+	const struct real_driver *drv = real_driver();
+	abi_devptr base, a = (abi_devptr)(uintptr_t)p;
+	size_t size;
+
+	if (!bytes || !drv->cuMemGetAddressRange ||
+	    drv->cuMemGetAddressRange(&base, &size, a) != ABI_CUDA_SUCCESS)
+		return 1;
+	return a - base + bytes <= size;
+}
+
+/* Elements a strided operand spans: the last batch item's last column, to its last row. */
+static uint64_t span(int64_t rows, int64_t cols, int64_t ld, int64_t stride, int64_t batch)
+{
+	if (rows <= 0 || cols <= 0 || batch <= 0)
+		return 0;
+	return (uint64_t)((batch - 1) * stride + (cols - 1) * ld + rows);
+}
+
+/* Our kernels would fault where cuBLAS answers with a status: leave such calls to it. */
+static int operands_fit(const struct gemm_call *c)
+{
+	int ta = c->transa != ABI_OP_N, tb = c->transb != ABI_OP_N;
+	size_t ae = rewrite_elem_size(c->atype), ce = rewrite_elem_size(c->ctype);
+
+	if (c->ptr_array)
+		return 1; /* the pointers live on the device; cuBLAS would not check them either */
+	return within_allocation(c->a, ae * span(ta ? c->k : c->m, ta ? c->m : c->k, c->lda,
+						 c->stride_a, c->batch)) &&
+	       within_allocation(c->b, ae * span(tb ? c->n : c->k, tb ? c->k : c->n, c->ldb,
+						 c->stride_b, c->batch)) &&
+	       within_allocation(c->c, ce * span(c->m, c->n, c->ldc, c->stride_c, c->batch));
+}
+
 int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, const char **why)
 {
 	memset(rc, 0, sizeof *rc);
+	if (!operands_fit(c)) {
+		*why = "an operand runs past its allocation";
+		return 0;
+	}
 	rc->mod = module_for_current_context(why);
 	if (!rc->mod)
 		return 0;
