@@ -44,7 +44,7 @@ static const char *const sym_names[] = {
 /* Null or misaligned operands in a GEMM with work to do (plan.h, bad_pointers). */
 int gemm_bad_pointers(const struct gemm_call *c)
 {
-	size_t ae = c->atype == ABI_R_32F ? 4 : 2, ce = c->ctype == ABI_R_32F ? 4 : 2;
+	size_t ae = rewrite_elem_size(c->atype), ce = rewrite_elem_size(c->ctype);
 	int work = c->m > 0 && c->n > 0 && c->batch > 0, reads = work && c->k > 0;
 
 	if (work && !c->c)

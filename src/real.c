@@ -51,6 +51,28 @@ static struct library cublaslt = {
 	"BF16SHIM_CUBLASLT", cublaslt_names, sizeof cublaslt_names / sizeof cublaslt_names[0],
 	(void **)&real_lt, "not found"};
 
+/* The runtime, only for the driver-entry-point lookups we stand in for (ptxload.c). */
+static const char *const cudart_names[] = {"cudaGetDriverEntryPoint",
+					   "cudaGetDriverEntryPointByVersion"};
+static void *real_cudart_fn[2];
+static struct library cudart = {
+	{"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}, "libcudart.so", NULL,
+	cudart_names, 2, real_cudart_fn, "not found"};
+static pthread_once_t cudart_once = PTHREAD_ONCE_INIT;
+
+static int find_library(struct library *l, const char *override);
+
+static void find_cudart(void)
+{
+	find_library(&cudart, NULL);
+}
+
+void *real_cudart(enum real_cudart_sym sym)
+{
+	pthread_once(&cudart_once, find_cudart);
+	return real_cudart_fn[sym];
+}
+
 /* A symbol that resolves into this library would call us back forever. */
 static int is_ours(void *fn)
 {

@@ -119,6 +119,9 @@ extern void *real_cublas_fn[SYM_CUBLAS_COUNT];
 void *real_cublas(enum real_cublas_sym sym);
 /* Driver functions; members are NULL when unavailable. */
 const struct real_driver *real_driver(void);
+/* The runtime's driver-entry-point lookups (found on first use); NULL if unavailable. */
+enum real_cudart_sym { SYM_cudaGetDriverEntryPoint, SYM_cudaGetDriverEntryPointByVersion };
+void *real_cudart(enum real_cudart_sym sym);
 /* A driver symbol by its exact (versioned) name, from the driver's own handle. */
 void *real_driver_dlsym(const char *name);
 /* The real cuGetProcAddress, whichever form the driver has; its status is returned. */

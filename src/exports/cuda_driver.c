@@ -1,10 +1,9 @@
 /* Exported CUDA driver entry points that load device code, the driver's lookup functions,
  * and the runtime's: each a one-line forward into ptxload.c. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <pthread.h>
 
 #include "../ptxload.h"
+#include "../real.h"
 
 /* The vendor headers declare these; we do not include them. */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -61,23 +60,10 @@ typedef int (*entry_point_fn)(const char *, void **, unsigned long long, int *);
 typedef int (*entry_point_by_version_fn)(const char *, void **, unsigned, unsigned long long,
 					 int *);
 
-static void *runtime_symbol(const char *name)
-{
-	static const char *const sonames[] = {"libcudart.so.13", "libcudart.so.12",
-					      "libcudart.so.11.0"};
-	for (size_t i = 0; i < sizeof sonames / sizeof sonames[0]; i++) {
-		void *lib = dlopen(sonames[i], RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-		void *fn = lib ? dlsym(lib, name) : NULL;
-		if (fn)
-			return fn;
-	}
-	return NULL;
-}
-
 EXPORT int cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
 				   int *status)
 {
-	entry_point_fn real = (entry_point_fn)runtime_symbol("cudaGetDriverEntryPoint");
+	entry_point_fn real = (entry_point_fn)real_cudart(SYM_cudaGetDriverEntryPoint);
 	int r = real ? real(symbol, fn, flags, status) : 3; /* cudaErrorInitializationError */
 	if (r == 0 && fn)
 		*fn = ptxload_substitute(*fn);
@@ -88,7 +74,7 @@ EXPORT int cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsig
 					    unsigned long long flags, int *status)
 {
 	entry_point_by_version_fn real =
-		(entry_point_by_version_fn)runtime_symbol("cudaGetDriverEntryPointByVersion");
+		(entry_point_by_version_fn)real_cudart(SYM_cudaGetDriverEntryPointByVersion);
 	int r = real ? real(symbol, fn, version, flags, status) : 3;
 	if (r == 0 && fn)
 		*fn = ptxload_substitute(*fn);

@@ -9,6 +9,9 @@
 
 #define REWRITE_UNAVAILABLE (-1)
 
+/* Bytes of one element of a GEMM operand type (the types the rewrites take). */
+size_t rewrite_elem_size(int type);
+
 /* Returns a cublasStatus_t, or REWRITE_UNAVAILABLE with *why set. */
 int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, const char **why);
 int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, const char **why);

@@ -106,7 +106,6 @@ struct epilogue_args epilogue_args_of(const struct rewrite_ctx *rc, const struct
 				      abi_devptr d, int64_t b0, int64_t i0, int64_t j0,
 				      int64_t rows, int64_t cols, struct view cv);
 
-size_t rewrite_elem_size(int type);
 int rewrite_kernel_type(int type);
 int64_t min64(int64_t a, int64_t b);
 
