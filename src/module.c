@@ -2,6 +2,7 @@
  * initialised by the loader itself: no host-to-device copy, so no synchronisation. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -24,8 +25,10 @@ struct ctx_modules {
 	struct shim_module m;
 };
 
+/* A slot with ctx NULL is free (a forgotten context's). */
 static struct ctx_modules loaded[MAX_CONTEXTS];
 static int nloaded;
+static atomic_int nlive;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *load(struct shim_module *m)
@@ -96,14 +99,19 @@ const struct shim_module *module_for_current_context(const char **why)
 		return NULL;
 	}
 	pthread_mutex_lock(&lock);
-	for (int i = 0; i < nloaded; i++)
+	for (int i = 0; i < nloaded && !e; i++)
 		if (loaded[i].ctx == ctx)
 			e = &loaded[i];
-	if (!e && nloaded < MAX_CONTEXTS) {
+	for (int i = 0; i < nloaded && !e; i++)
+		if (!loaded[i].ctx)
+			e = &loaded[i];
+	if (!e && nloaded < MAX_CONTEXTS)
 		e = &loaded[nloaded++];
+	if (e && e->ctx != ctx) {
 		e->ctx = ctx;
 		e->why = load(&e->m);
 		e->failed = e->why != NULL;
+		atomic_fetch_add(&nlive, 1);
 	}
 	pthread_mutex_unlock(&lock);
 	if (!e) {
@@ -115,4 +123,20 @@ const struct shim_module *module_for_current_context(const char **why)
 		return NULL;
 	}
 	return &e->m;
+}
+
+void module_forget_context(abi_context ctx)
+{
+	pthread_mutex_lock(&lock);
+	for (int i = 0; ctx && i < nloaded; i++)
+		if (loaded[i].ctx == ctx) {
+			memset(&loaded[i], 0, sizeof loaded[i]);
+			atomic_fetch_sub(&nlive, 1);
+		}
+	pthread_mutex_unlock(&lock);
+}
+
+int module_any_loaded(void)
+{
+	return atomic_load(&nlive) > 0;
 }

@@ -17,5 +17,10 @@ struct shim_module {
 /* The kernels for the current context, or NULL (with *why) if they cannot be had; the
  * failure is remembered so a broken load is not retried on every call. */
 const struct shim_module *module_for_current_context(const char **why);
+/* The context is gone (reset or destroyed) and its handle may come back for a new one:
+ * drop what was loaded there without unloading (the driver already has). */
+void module_forget_context(abi_context ctx);
+/* Whether any context has our kernels: if none, nothing of ours can outlive a context. */
+int module_any_loaded(void);
 
 #endif

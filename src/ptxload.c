@@ -3,7 +3,6 @@
  * if the pass leaves instructions it cannot lower, they are logged by name and line and the
  * partly lowered text is still loaded, so the driver's own error names what remains. */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,57 +127,4 @@ abi_result shim_cuLibraryLoadData(void **library, const void *code, int *jit_opt
 					      n_jit, lib_options, lib_values, n_lib);
 	free(low);
 	return r;
-}
-
-/* The driver functions we stand in for, by their exported (versioned) names.  A lookup
- * (cuGetProcAddress, cudaGetDriverEntryPoint) is answered by the real driver first; if the
- * function it found is one of these, ours with the same signature goes back instead — so
- * the variant (e.g. the 4- or 5-argument cuGetProcAddress) is always the one asked for. */
-static const struct {
-	const char *name;
-	void *fn;
-} wrapped[] = {
-	{"cuModuleLoadData", (void *)shim_cuModuleLoadData},
-	{"cuModuleLoadDataEx", (void *)shim_cuModuleLoadDataEx},
-	{"cuLinkAddData", (void *)shim_cuLinkAddData},
-	{"cuLinkAddData_v2", (void *)shim_cuLinkAddData},
-	{"cuLibraryLoadData", (void *)shim_cuLibraryLoadData},
-	{"cuGetProcAddress", (void *)shim_cuGetProcAddress},
-	{"cuGetProcAddress_v2", (void *)shim_cuGetProcAddress_v2},
-};
-#define NWRAPPED (sizeof wrapped / sizeof wrapped[0])
-
-static void *real_of[NWRAPPED];
-static pthread_once_t real_of_once = PTHREAD_ONCE_INIT;
-
-static void find_reals(void)
-{
-	for (size_t i = 0; i < NWRAPPED; i++)
-		real_of[i] = real_driver_dlsym(wrapped[i].name);
-}
-
-void *ptxload_substitute(void *real_fn)
-{
-	pthread_once(&real_of_once, find_reals);
-	for (size_t i = 0; real_fn && i < NWRAPPED; i++)
-		if (real_of[i] == real_fn)
-			return wrapped[i].fn;
-	return real_fn;
-}
-
-abi_result shim_cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
-				    unsigned long long flags, int *status)
-{
-	abi_result r = real_driver_lookup(symbol, pfn, version, flags, status);
-
-	/* Only what the driver itself found is replaced: its answer decides every error. */
-	if (r == ABI_CUDA_SUCCESS && pfn)
-		*pfn = ptxload_substitute(*pfn);
-	return r;
-}
-
-abi_result shim_cuGetProcAddress(const char *symbol, void **pfn, int version,
-				 unsigned long long flags)
-{
-	return shim_cuGetProcAddress_v2(symbol, pfn, version, flags, NULL);
 }

@@ -12,10 +12,6 @@
  * is the image size when known (cuLinkAddData), else 0 (NUL-terminated text). */
 char *ptxload_lower(const void *image, size_t len, size_t *len_out);
 
-/* For cuGetProcAddress and cudaGetDriverEntryPoint: our wrapper if real_fn is a driver
- * function we stand in for, else real_fn itself. */
-void *ptxload_substitute(void *real_fn);
-
 abi_result shim_cuModuleLoadData(abi_module *module, const void *image);
 abi_result shim_cuModuleLoadDataEx(abi_module *module, const void *image, unsigned n,
 				   int *options, void **values);
@@ -24,9 +20,5 @@ abi_result shim_cuLinkAddData(void *state, int type, void *data, size_t size, co
 abi_result shim_cuLibraryLoadData(void **library, const void *code, int *jit_options,
 				  void **jit_values, unsigned n_jit, int *lib_options,
 				  void **lib_values, unsigned n_lib);
-abi_result shim_cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
-				    unsigned long long flags, int *status);
-abi_result shim_cuGetProcAddress(const char *symbol, void **pfn, int version,
-				 unsigned long long flags);
 
 #endif

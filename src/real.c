@@ -51,13 +51,16 @@ static struct library cublaslt = {
 	"BF16SHIM_CUBLASLT", cublaslt_names, sizeof cublaslt_names / sizeof cublaslt_names[0],
 	(void **)&real_lt, "not found"};
 
-/* The runtime, only for the driver-entry-point lookups we stand in for (ptxload.c). */
-static const char *const cudart_names[] = {"cudaGetDriverEntryPoint",
-					   "cudaGetDriverEntryPointByVersion"};
-static void *real_cudart_fn[2];
+/* The runtime, only for the calls we stand in for (lookup.c, context.c). */
+static const char *const cudart_names[] = {
+#define X(name) #name,
+	REAL_CUDART_SYMBOLS(X)
+#undef X
+};
+static void *real_cudart_fn[SYM_CUDART_COUNT];
 static struct library cudart = {
 	{"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}, "libcudart.so", NULL,
-	cudart_names, 2, real_cudart_fn, "not found"};
+	cudart_names, SYM_CUDART_COUNT, real_cudart_fn, "not found"};
 static pthread_once_t cudart_once = PTHREAD_ONCE_INIT;
 
 static int find_library(struct library *l, const char *override);
@@ -82,11 +85,24 @@ static int is_ours(void *fn)
 	return self.dli_fbase == other.dli_fbase;
 }
 
+/* Our table keeps pointers into the library for the life of the process, so we hold a
+ * reference to it: a program that dlcloses cuBLAS and opens it again gets the same mapping
+ * back instead of leaving us pointing into unmapped memory.  (dlopen handles hold one
+ * already; a symbol found through RTLD_NEXT does not.) */
+static void hold(void *fn)
+{
+	Dl_info where;
+	if (dladdr(fn, &where) && where.dli_fname)
+		dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+}
+
 static int take_from(struct library *l, void *lib, const char *origin)
 {
 	void *fn = dlsym(lib, l->names[0]);
 	if (!fn || is_ours(fn))
 		return 0;
+	if (lib == RTLD_NEXT)
+		hold(fn);
 	for (size_t i = 0; i < l->count; i++) {
 		void *f = dlsym(lib, l->names[i]);
 		/* memcpy: the table may be a struct of typed function pointers. */

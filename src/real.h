@@ -68,7 +68,10 @@
 	X(cuMemGetAddressRange, 3020, "cuMemGetAddressRange_v2")                           \
 	X(cuMemcpy2DAsync, 3020, "cuMemcpy2DAsync_v2")                                     \
 	X(cuStreamIsCapturing, 10000, "cuStreamIsCapturing")                               \
-	X(cuStreamGetCtx, 9020, "cuStreamGetCtx")
+	X(cuStreamGetCtx, 9020, "cuStreamGetCtx")                                          \
+	X(cuDevicePrimaryCtxGetState, 7000, "cuDevicePrimaryCtxGetState")                  \
+	X(cuDevicePrimaryCtxRetain, 7000, "cuDevicePrimaryCtxRetain")                      \
+	X(cuDevicePrimaryCtxRelease, 11000, "cuDevicePrimaryCtxRelease_v2")
 
 enum real_cublas_sym {
 #define X(name) SYM_##name,
@@ -108,6 +111,9 @@ struct real_driver {
 	abi_result (*cuMemcpy2DAsync)(const struct abi_memcpy2d *copy, abi_stream stream);
 	abi_result (*cuStreamIsCapturing)(abi_stream stream, int *status);
 	abi_result (*cuStreamGetCtx)(abi_stream stream, abi_context *ctx);
+	abi_result (*cuDevicePrimaryCtxGetState)(abi_device dev, unsigned *flags, int *active);
+	abi_result (*cuDevicePrimaryCtxRetain)(abi_context *ctx, abi_device dev);
+	abi_result (*cuDevicePrimaryCtxRelease)(abi_device dev);
 };
 
 /* Resolves everything once; returns 0 if cuBLAS itself could not be found (every
@@ -119,8 +125,19 @@ extern void *real_cublas_fn[SYM_CUBLAS_COUNT];
 void *real_cublas(enum real_cublas_sym sym);
 /* Driver functions; members are NULL when unavailable. */
 const struct real_driver *real_driver(void);
-/* The runtime's driver-entry-point lookups (found on first use); NULL if unavailable. */
-enum real_cudart_sym { SYM_cudaGetDriverEntryPoint, SYM_cudaGetDriverEntryPointByVersion };
+/* The runtime functions we stand in for or call (found on first use; NULL if unavailable).
+ * The first is in every libcudart: it decides whether a library is one. */
+#define REAL_CUDART_SYMBOLS(X)                                                             \
+	X(cudaDeviceReset)                                                                 \
+	X(cudaGetDevice)                                                                   \
+	X(cudaGetDriverEntryPoint)                                                         \
+	X(cudaGetDriverEntryPointByVersion)
+enum real_cudart_sym {
+#define X(name) SYM_##name,
+	REAL_CUDART_SYMBOLS(X)
+#undef X
+	SYM_CUDART_COUNT
+};
 void *real_cudart(enum real_cudart_sym sym);
 /* A driver symbol by its exact (versioned) name, from the driver's own handle. */
 void *real_driver_dlsym(const char *name);

@@ -134,3 +134,16 @@ void workspace_release(struct ws_lease *lease)
 	lease->ptr = 0;
 	lease->entry = NULL;
 }
+
+void workspace_forget_context(abi_context ctx)
+{
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_ENTRIES; i++)
+		if (entries[i].bytes && entries[i].ctx == ctx) {
+			/* in_use stays: a lease still out keeps the slot until it is released. */
+			entries[i].ctx = NULL;
+			entries[i].ptr = 0;
+			entries[i].bytes = 0;
+		}
+	pthread_mutex_unlock(&lock);
+}

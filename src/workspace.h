@@ -19,5 +19,8 @@ struct ws_lease {
 /* bytes must not exceed the configured cap.  Returns 0 and sets *why on failure. */
 int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, const char **why);
 void workspace_release(struct ws_lease *lease);
+/* The context is gone (reset or destroyed): its buffers went with it, and its handle may
+ * come back for a new context.  Drops them without freeing. */
+void workspace_forget_context(abi_context ctx);
 
 #endif

@@ -1,9 +1,11 @@
-/* Exported CUDA driver entry points that load device code, the driver's lookup functions,
- * and the runtime's: each a one-line forward into ptxload.c. */
+/* Exported CUDA driver and runtime entry points: those that load device code (ptxload.c),
+ * the lookups that hand out driver functions (lookup.c) and those that end a context
+ * (context.c), each a one-line forward. */
 #define _GNU_SOURCE
 
+#include "../context.h"
+#include "../lookup.h"
 #include "../ptxload.h"
-#include "../real.h"
 
 /* The vendor headers declare these; we do not include them. */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -53,30 +55,39 @@ EXPORT abi_result cuGetProcAddress(const char *symbol, void **pfn, int version,
 	return shim_cuGetProcAddress(symbol, pfn, version, flags);
 }
 
-/* cudaGetDriverEntryPoint (CUDA 12 form; CUDA 11's has no status argument, and a caller of
- * that form leaves the register unused: we only pass it on).  The real runtime answers; a
- * driver function we stand in for is swapped for ours. */
-typedef int (*entry_point_fn)(const char *, void **, unsigned long long, int *);
-typedef int (*entry_point_by_version_fn)(const char *, void **, unsigned, unsigned long long,
-					 int *);
-
 EXPORT int cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
 				   int *status)
 {
-	entry_point_fn real = (entry_point_fn)real_cudart(SYM_cudaGetDriverEntryPoint);
-	int r = real ? real(symbol, fn, flags, status) : 3; /* cudaErrorInitializationError */
-	if (r == 0 && fn)
-		*fn = ptxload_substitute(*fn);
-	return r;
+	return shim_cudaGetDriverEntryPoint(symbol, fn, flags, status);
 }
 
 EXPORT int cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned version,
 					    unsigned long long flags, int *status)
 {
-	entry_point_by_version_fn real =
-		(entry_point_by_version_fn)real_cudart(SYM_cudaGetDriverEntryPointByVersion);
-	int r = real ? real(symbol, fn, version, flags, status) : 3;
-	if (r == 0 && fn)
-		*fn = ptxload_substitute(*fn);
-	return r;
+	return shim_cudaGetDriverEntryPointByVersion(symbol, fn, version, flags, status);
+}
+
+EXPORT abi_result cuCtxDestroy(abi_context ctx)
+{
+	return shim_cuCtxDestroy(ctx);
+}
+
+EXPORT abi_result cuCtxDestroy_v2(abi_context ctx)
+{
+	return shim_cuCtxDestroy_v2(ctx);
+}
+
+EXPORT abi_result cuDevicePrimaryCtxReset(abi_device dev)
+{
+	return shim_cuDevicePrimaryCtxReset(dev);
+}
+
+EXPORT abi_result cuDevicePrimaryCtxReset_v2(abi_device dev)
+{
+	return shim_cuDevicePrimaryCtxReset_v2(dev);
+}
+
+EXPORT int cudaDeviceReset(void)
+{
+	return shim_cudaDeviceReset();
 }

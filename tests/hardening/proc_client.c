@@ -4,6 +4,10 @@
  *   fork-quiet   forks; the child never touches CUDA and exits: it must print nothing
  *   exec PROG..  execs PROG (the shim is preloaded there too)
  *   exit-queued  queues GEMMs on a stream and returns from main without synchronising
+ *   reset N      cudaDeviceReset N times, each followed by a new handle and checked GEMMs
+ *                (the shim's cached scratch and kernels died with the context)
+ *   reset-driver N  the same through cuDevicePrimaryCtxReset, fetched from the runtime's
+ *                driver entry-point lookup as CUDA 12+ programs do
  * Exit 0 iff the property held. */
 #include <sys/wait.h>
 #include <unistd.h>
@@ -103,6 +107,31 @@ int main(int argc, char **argv)
 			    gm_run(&g[i], h) != CUBLAS_STATUS_SUCCESS)
 				return 1;
 		return 0; /* no synchronisation, no destroy: the process just ends */
+	}
+	if (!strncmp(argv[1], "reset", 5) && argc > 2) {
+		int (*primary_reset)(int) = NULL;
+		enum cudaDriverEntryPointQueryResult q;
+		if (!strcmp(argv[1], "reset-driver") &&
+		    (cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxReset",
+						      (void **)&primary_reset, 12000,
+						      cudaEnableDefault, &q) ||
+		     !primary_reset))
+			return 2;
+		for (int i = 0, n = atoi(argv[2]); i < n; i++) {
+			cublasDestroy(h);
+			if ((primary_reset ? primary_reset(0) : (int)cudaDeviceReset()) ||
+			    cublasCreate(&h)) {
+				fprintf(stderr, "reset %d: the runtime failed\n", i);
+				return 1;
+			}
+			/* Both shapes: the copying paths (scratch) and the decode kernel. */
+			if (!gemm_ok(h, 33, 20, 24, 100u + (unsigned)i) ||
+			    !gemm_ok(h, 40, 2, 24, 200u + (unsigned)i)) {
+				fprintf(stderr, "GEMMs after reset %d failed\n", i);
+				return 1;
+			}
+		}
+		return 0;
 	}
 	return 2;
 }

@@ -2,6 +2,7 @@
  * per-thread stack of current contexts). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,7 @@ struct sim_ctx {
 };
 
 static sim_ctx primary[CORE_MAX_DEVICES];
+static atomic_int implicit[CORE_MAX_DEVICES];
 
 #define CTX_STACK 16
 static __thread sim_ctx *ctx_stack[CTX_STACK];
@@ -185,6 +187,7 @@ int sim_current_device(void)
 		if (sim_device_count() == 0)
 			return -1;
 		sim_ctx_set_current(sim_ctx_primary(0));
+		atomic_store(&implicit[0], 1);
 	}
 	return sim_ctx_current()->device;
 }
@@ -194,4 +197,15 @@ uint64_t sim_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int sim_ctx_primary_implicit(int ordinal)
+{
+	return ordinal >= 0 && ordinal < CORE_MAX_DEVICES && atomic_load(&implicit[ordinal]);
+}
+
+void core_ctx_reset(int device)
+{
+	if (device >= 0 && device < CORE_MAX_DEVICES)
+		atomic_store(&implicit[device], 0);
 }

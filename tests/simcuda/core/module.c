@@ -2,6 +2,7 @@
  * stream op that runs the kernel over its grid against bounds-checked device memory. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 struct sim_module {
 	ptx_module *ptx;
 	int device;
+	unsigned epoch;     /* the device's reset count when loaded */
 	int nglobals;
 	void **globals;
 	sim_function **functions;
@@ -28,6 +30,22 @@ struct sim_function {
 };
 
 static __thread char load_log[4096];
+
+/* Resetting a device destroys its context and with it every module loaded there: their
+ * handles become invalid (CUDA_ERROR_INVALID_HANDLE), as on real drivers, even though the
+ * primary context handle itself stays the same. */
+static atomic_uint resets[CORE_MAX_DEVICES];
+
+void core_module_reset(int device)
+{
+	atomic_fetch_add(&resets[device], 1);
+}
+
+static int stale(const sim_module *m)
+{
+	return m->device >= 0 && m->device < CORE_MAX_DEVICES &&
+	       m->epoch != atomic_load(&resets[m->device]);
+}
 
 static int looks_like_ptx(const char *s, size_t len)
 {
@@ -63,6 +81,7 @@ sim_err sim_module_load(const void *image, size_t len, sim_module **out, const c
 	if (!m)
 		return SIM_ENOMEM;
 	m->device = dev;
+	m->epoch = dev >= 0 && dev < CORE_MAX_DEVICES ? atomic_load(&resets[dev]) : 0;
 	st = ptx_module_load(image, len, &opts, &m->ptx, load_log, sizeof load_log);
 	if (st != PTX_OK) {
 		free(m);
@@ -103,7 +122,8 @@ sim_err sim_module_unload(sim_module *m)
 {
 	if (!m)
 		return SIM_EHANDLE;
-	for (int i = 0; i < m->nglobals && m->globals; i++)
+	/* A module from before a reset: its globals went with the device's memory. */
+	for (int i = 0; i < m->nglobals && m->globals && !stale(m); i++)
 		sim_mem_free(m->globals[i]);
 	for (int i = 0; i < m->nfunctions; i++)
 		free(m->functions[i]);
@@ -121,6 +141,8 @@ sim_err sim_module_function(sim_module *m, const char *name, sim_function **out)
 
 	if (!m || !name)
 		return SIM_EINVAL;
+	if (stale(m))
+		return SIM_EHANDLE;
 	for (int i = 0; i < m->nfunctions; i++)
 		if (strcmp(m->functions[i]->name, name) == 0) {
 			*out = m->functions[i];
@@ -148,6 +170,8 @@ sim_err sim_module_function(sim_module *m, const char *name, sim_function **out)
 
 sim_err sim_module_global(sim_module *m, const char *name, uint64_t *dptr, size_t *bytes)
 {
+	if (m && stale(m))
+		return SIM_EHANDLE;
 	for (int i = 0; m && i < m->nglobals; i++) {
 		size_t b;
 		const void *init;
@@ -235,6 +259,8 @@ sim_err sim_launch(sim_function *f, const unsigned grid[3], const unsigned block
 		return SIM_ELAUNCH;
 	if (n && !params)
 		return SIM_EINVAL;
+	if (stale(f->module))
+		return SIM_EHANDLE;
 	for (int i = 0; i < n; i++)
 		total += (ptx_kernel_param_size(f->kernel, i) + 7) & ~(size_t)7;
 	lo = calloc(1, sizeof *lo + (size_t)n * sizeof(void *) + total);

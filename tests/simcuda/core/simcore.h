@@ -128,6 +128,10 @@ SIM_API sim_err sim_ctx_pop(sim_ctx **out);
 /* The device of the current context, making the primary context of device 0 current
  * when nothing is (as the runtime does lazily). */
 SIM_API int sim_current_device(void);
+/* Whether a library made the device's primary context current on its own (as real cuBLAS
+ * does through the runtime, which retains it): the driver reports such a context active.
+ * Cleared by sim_device_reset. */
+SIM_API int sim_ctx_primary_implicit(int ordinal);
 
 /* ---------------------------------------------------------------- memory */
 

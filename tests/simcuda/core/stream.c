@@ -181,6 +181,8 @@ void sim_device_reset(int device)
 	if (device < 0 || device >= CORE_MAX_DEVICES)
 		return;
 	core_mem_reset(device);
+	core_module_reset(device);
+	core_ctx_reset(device);
 	atomic_store(&sticky[device], 0);
 }
 

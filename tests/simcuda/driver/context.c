@@ -115,12 +115,13 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, i
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	pthread_mutex_lock(&primary_lock);
 	*flags = primary[dev].flags;
-	*active = primary[dev].retained > 0;
+	*active = primary[dev].retained > 0 || sim_ctx_primary_implicit(dev);
 	pthread_mutex_unlock(&primary_lock);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
-/* Frees the device's memory and clears its sticky error, as destroying the context does. */
+/* Frees the device's memory and modules and clears its sticky error, as destroying the
+ * context does. */
 static CUresult primary_reset(sim_call *c, CUdevice dev)
 {
 	CUresult st;
@@ -132,8 +133,9 @@ static CUresult primary_reset(sim_call *c, CUdevice dev)
 	if (drv_check_device(dev) != CUDA_SUCCESS || dev >= MAX_DEVICES)
 		return CUDA_ERROR_INVALID_DEVICE;
 	sim_device_reset(dev);
+	/* "Resetting the primary context does not release it" (driver API reference): the
+	 * reference count stays, and the context comes back on its next use. */
 	pthread_mutex_lock(&primary_lock);
-	primary[dev].retained = 0;
 	primary[dev].flags = 0;
 	pthread_mutex_unlock(&primary_lock);
 	return CUDA_SUCCESS;

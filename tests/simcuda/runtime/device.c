@@ -40,15 +40,29 @@ static cudaError_t bind_device(const struct rt_driver *d, int dev)
 	return err;
 }
 
+static CUresult context_device(const struct rt_driver *d, CUdevice *dev);
+
 cudaError_t rt_context(void)
 {
 	const struct rt_driver *d = rt_drv(0);
 	CUcontext cur = NULL;
+	CUdevice dev;
+	int retained;
 
 	if (context_bound)
 		return cudaSuccess;
 	if (d->cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur) {
-		context_bound = 1; /* a context made current through the driver API */
+		/* A context made current through the driver API.  Every simulated context is
+		 * its device's primary one: after cudaDeviceReset it is still current but no
+		 * longer retained, and the runtime retains it again, as it does on first use. */
+		if (context_device(d, &dev) != CUDA_SUCCESS || dev < 0 || dev >= MAX_DEVICES)
+			return cudaErrorInvalidDevice;
+		pthread_mutex_lock(&primary_lock);
+		retained = primary[dev] != NULL;
+		pthread_mutex_unlock(&primary_lock);
+		if (!retained)
+			return bind_device(d, dev);
+		context_bound = 1;
 		return cudaSuccess;
 	}
 	return bind_device(d, chosen_device >= 0 ? chosen_device : 0);

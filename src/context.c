@@ -1,0 +1,110 @@
+/* Contexts that end under the shim.  A device reset or a destroyed context takes our
+ * kernels and scratch with it, and the next context may well have the same handle: the
+ * primary context keeps its handle across cudaDeviceReset.  Caches keyed by the handle
+ * would then hand out dead modules and freed memory, so the calls that end a context are
+ * wrapped and the caches forget it once the real call has succeeded.  A process that never
+ * had our kernels loaded only pays the forwarding. */
+#define _GNU_SOURCE
+
+#include "context.h"
+#include "module.h"
+#include "real.h"
+#include "workspace.h"
+
+/* CUDA_ERROR_NOT_INITIALIZED, cudaErrorInitializationError: no real library to forward to. */
+#define NO_DRIVER 3
+#define NO_RUNTIME 3
+
+static void forget(abi_context ctx)
+{
+	module_forget_context(ctx);
+	workspace_forget_context(ctx);
+}
+
+/* The device's primary context if it is active, its reference count left as it was. */
+static abi_context primary_of(abi_device dev)
+{
+	const struct real_driver *drv = real_driver();
+	abi_context ctx = NULL;
+	unsigned flags;
+	int active = 0;
+
+	if (!drv->cuDevicePrimaryCtxGetState || !drv->cuDevicePrimaryCtxRetain ||
+	    !drv->cuDevicePrimaryCtxRelease ||
+	    drv->cuDevicePrimaryCtxGetState(dev, &flags, &active) != ABI_CUDA_SUCCESS || !active ||
+	    drv->cuDevicePrimaryCtxRetain(&ctx, dev) != ABI_CUDA_SUCCESS)
+		return NULL;
+	drv->cuDevicePrimaryCtxRelease(dev);
+	return ctx;
+}
+
+typedef abi_result (*ctx_fn)(abi_context);
+typedef abi_result (*dev_fn)(abi_device);
+
+/* name: the exact driver symbol the caller meant (legacy or _v2). */
+static abi_result ctx_destroy(const char *name, abi_context ctx)
+{
+	ctx_fn real = (ctx_fn)real_driver_dlsym(name);
+	abi_result r;
+
+	if (!real)
+		return NO_DRIVER;
+	r = real(ctx);
+	if (r == ABI_CUDA_SUCCESS && ctx)
+		forget(ctx);
+	return r;
+}
+
+static abi_result primary_reset(const char *name, abi_device dev)
+{
+	dev_fn real = (dev_fn)real_driver_dlsym(name);
+	abi_context ctx;
+	abi_result r;
+
+	if (!real)
+		return NO_DRIVER;
+	ctx = module_any_loaded() ? primary_of(dev) : NULL;
+	r = real(dev);
+	if (r == ABI_CUDA_SUCCESS && ctx)
+		forget(ctx);
+	return r;
+}
+
+abi_result shim_cuCtxDestroy(abi_context ctx)
+{
+	return ctx_destroy("cuCtxDestroy", ctx);
+}
+
+abi_result shim_cuCtxDestroy_v2(abi_context ctx)
+{
+	return ctx_destroy("cuCtxDestroy_v2", ctx);
+}
+
+abi_result shim_cuDevicePrimaryCtxReset(abi_device dev)
+{
+	return primary_reset("cuDevicePrimaryCtxReset", dev);
+}
+
+abi_result shim_cuDevicePrimaryCtxReset_v2(abi_device dev)
+{
+	return primary_reset("cuDevicePrimaryCtxReset_v2", dev);
+}
+
+/* The runtime resets its current device's primary context through its own driver table,
+ * out of our sight: the runtime call itself is what we see. */
+int shim_cudaDeviceReset(void)
+{
+	int (*reset)(void) = (int (*)(void))real_cudart(SYM_cudaDeviceReset);
+	int (*get_device)(int *) = (int (*)(int *))real_cudart(SYM_cudaGetDevice);
+	abi_context ctx = NULL;
+	int dev, r;
+
+	if (!reset)
+		return NO_RUNTIME;
+	if (module_any_loaded() && get_device && get_device(&dev) == 0)
+		ctx = primary_of(dev);
+	r = reset();
+	if (r == 0 && ctx)
+		forget(ctx);
+	return r;
+}

@@ -1,0 +1,95 @@
+/* RTLD_DEEPBIND loads.  Our dlopen forwards every other load with a tail call, so the real
+ * dlopen sees the caller's return address and searches the caller's RUNPATH/RPATH.  A
+ * DEEPBIND load must be inspected afterwards, so here the call is ours; for a bare file
+ * name we first look where the caller's own search path says (dlinfo RTLD_DI_SERINFO on
+ * the caller's object), which is what the real dlopen would have done for it. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "deepbind.h"
+#include "log.h"
+
+dlopen_fn deepbind_real_dlopen;
+
+dlopen_fn deepbind_find_real(void)
+{
+	/* RTLD_NEXT: the C library's (or libdl's) dlopen, never ours.  Racing threads
+	 * store the same value. */
+	dlopen_fn f = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+	__atomic_store_n(&deepbind_real_dlopen, f, __ATOMIC_RELEASE);
+	return f;
+}
+
+/* The path the caller's search list finds for a bare name, or 0. */
+static int search_as_caller(const void *caller, const char *file, char *out, size_t cap)
+{
+	struct link_map *lm = NULL;
+	Dl_serinfo size, *info;
+	Dl_info where;
+	int found = 0;
+
+	if (!caller || !dladdr1(caller, &where, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+		return 0;
+	if (dlinfo(lm, RTLD_DI_SERINFOSIZE, &size) != 0 || !(info = malloc(size.dls_size)))
+		return 0;
+	*info = size;
+	if (dlinfo(lm, RTLD_DI_SERINFO, info) == 0)
+		for (unsigned i = 0; i < info->dls_cnt && !found; i++) {
+			int n = snprintf(out, cap, "%s/%s", info->dls_serpath[i].dls_name, file);
+			found = n > 0 && (size_t)n < cap && access(out, F_OK) == 0;
+		}
+	free(info);
+	return found;
+}
+
+/* Whether the object's own dependency tree holds cuBLAS or cuBLASLt: dlsym on its handle
+ * searches exactly that tree, never the global scope where we are. */
+static void warn_if_bypassed(void *handle, const char *file)
+{
+	static const char *const probes[] = {"cublasGemmEx", "cublasLtMatmul"};
+	char key[96];
+
+	for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+		int hit = dlsym(handle, probes[i]) != NULL;
+		dlerror(); /* our failed lookup must not show through the caller's dlerror() */
+		if (!hit)
+			continue;
+		shim_config(); /* the log's destination */
+		snprintf(key, sizeof key, "deepbind %.80s", file);
+		shim_log_once(key, LOG_WARN, LOG_BY_USER,
+			      "%s was loaded with RTLD_DEEPBIND: its calls into %s go straight to "
+			      "the real library and are not rewritten (below sm_80, bf16 GEMMs there "
+			      "fail as without bf16shim); load it without RTLD_DEEPBIND",
+			      file, i ? "cuBLASLt" : "cuBLAS");
+		return;
+	}
+}
+
+void *deepbind_open(const char *file, int mode, const void *caller)
+{
+	dlopen_fn real = __atomic_load_n(&deepbind_real_dlopen, __ATOMIC_ACQUIRE);
+	char path[PATH_MAX];
+	void *h = NULL;
+
+	if (!real && !(real = deepbind_find_real()))
+		return NULL;
+	if (file && !strchr(file, '/')) {
+		/* Already loaded (by soname or name): that object, as the real dlopen does. */
+		h = real(file, mode | RTLD_NOLOAD);
+		if (!h && search_as_caller(caller, file, path, sizeof path))
+			h = real(path, mode);
+	}
+	if (!h)
+		h = real(file, mode);
+	if (h && file)
+		warn_if_bypassed(h, file);
+	return h;
+}

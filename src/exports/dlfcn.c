@@ -1,0 +1,30 @@
+/* The exported dlopen: only RTLD_DEEPBIND loads are ours (deepbind.c); every other load is
+ * a tail call into the real dlopen, so it sees its caller's return address and searches
+ * the caller's RUNPATH/RPATH, as if we were not there.  The tail call is forced: at -O0 a
+ * plain call would make us the caller. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stddef.h>
+
+#include "../deepbind.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+#if defined(__clang__)
+#define TAIL __attribute__((musttail))
+#define SIBCALLS
+#else
+#define TAIL
+#define SIBCALLS __attribute__((optimize("O2", "optimize-sibling-calls")))
+#endif
+
+EXPORT SIBCALLS void *dlopen(const char *file, int mode)
+{
+	dlopen_fn real = __atomic_load_n(&deepbind_real_dlopen, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(mode & RTLD_DEEPBIND, 0))
+		return deepbind_open(file, mode, __builtin_return_address(0));
+	if (__builtin_expect(!real, 0) && !(real = deepbind_find_real()))
+		return NULL;
+	TAIL return real(file, mode);
+}

@@ -1,0 +1,23 @@
+/* The lookups that hand out driver functions (cuGetProcAddress, cudaGetDriverEntryPoint):
+ * answered by the real library, with our wrapper in place of a function we stand in for,
+ * however the caller reaches the driver. */
+#ifndef BF16SHIM_LOOKUP_H
+#define BF16SHIM_LOOKUP_H
+
+#include "abi.h"
+
+/* Our wrapper if real_fn is a driver function we stand in for, else real_fn itself. */
+void *lookup_substitute(void *real_fn);
+
+abi_result shim_cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
+				    unsigned long long flags, int *status);
+abi_result shim_cuGetProcAddress(const char *symbol, void **pfn, int version,
+				 unsigned long long flags);
+/* CUDA 12 forms (CUDA 11's cudaGetDriverEntryPoint has no status argument; a caller of that
+ * form leaves the register unused: we only pass it on). */
+int shim_cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
+				 int *status);
+int shim_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned version,
+					  unsigned long long flags, int *status);
+
+#endif
