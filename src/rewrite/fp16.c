@@ -4,12 +4,9 @@
  * column fp16 could not hold exactly.  The scales are found, applied and removed on the
  * device: nothing comes back to the host.  Design and kernel contracts: kernels/kernels.h. */
 #define _GNU_SOURCE
-#include <limits.h>
 
-#include "../config.h"
 #include "../kernels/kernels.h"
 #include "../real.h"
-#include "../workspace.h"
 #include "rewrite_internal.h"
 
 /* fp16 operand copies, the fp32 result, and one u32 word per row and per column. */
@@ -52,15 +49,60 @@ static int prepare(const struct rewrite_ctx *rc, struct view v, int64_t srows, i
 	       cast_scaled(rc->mod, v, srows, scols, batch, f16, words, by_rows, rc->stream);
 }
 
+/* The per-row and per-column scale words of the current panel and tile. */
+struct fp16_state {
+	abi_devptr row_words, col_words;
+};
+
+static int fp16_panel(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next)
+{
+	struct fp16_state *st = self;
+	st->row_words = scratch_take(next, 4u * (uint64_t)(t->bn * t->mi));
+	t->a = scratch_take(next, 2u * (uint64_t)(t->bn * t->ar * t->ac));
+	/* Rows of op(A) are stored rows when A is not transposed. */
+	return prepare(rc, t->av, t->ar, t->ac, t->bn, t->ta == ABI_OP_N, t->mi, st->row_words,
+		       t->a);
+}
+
+static int fp16_tile(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next)
+{
+	struct fp16_state *st = self;
+	st->col_words = scratch_take(next, 4u * (uint64_t)(t->bn * t->nj));
+	t->b = scratch_take(next, 2u * (uint64_t)(t->bn * t->br * t->bc));
+	/* Columns of op(B) are stored rows when B is transposed. */
+	return prepare(rc, t->bv, t->br, t->bc, t->bn, t->tb != ABI_OP_N, t->nj, st->col_words,
+		       t->b);
+}
+
+static int fp16_epilogue(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
+			 const struct tile *t, struct epilogue_args *ea)
+{
+	struct fp16_state *st = self;
+	struct view av = t->av, bv = t->bv;
+	uint32_t ta32 = t->ta != ABI_OP_N, tb32 = t->tb != ABI_OP_N, k32 = (uint32_t)c->k;
+	void *rest[] = {&st->row_words, &st->col_words, &av.ptr, &av.ptr_array,
+			&av.batch_stride, &av.ld, &av.row0, &av.col0, &ta32, &bv.ptr,
+			&bv.ptr_array, &bv.batch_stride, &bv.ld, &bv.row0, &bv.col0, &tb32, &k32};
+	void *params[EPILOGUE_PARAMS + sizeof rest / sizeof rest[0] + EPILOGUE_BIAS_PARAMS];
+
+	/* The scaled epilogue takes bias and activation last (kernels.h). */
+	epilogue_params(ea, params, params + EPILOGUE_PARAMS + sizeof rest / sizeof rest[0]);
+	for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+		params[EPILOGUE_PARAMS + i] = rest[i];
+	return rewrite_launch(rc->mod->epilogue_scaled, (uint64_t)t->mi, (uint64_t)t->nj,
+			      (uint64_t)t->bn, rc->stream, params);
+}
+
+static const struct tile_path fp16_path = {
+	.cost = &fp16_cost, .inner_type = ABI_R_16F, .tensor_op = 1,
+	.gemm_failed = "the fp16 GEMM failed",
+	.panel = fp16_panel, .tile = fp16_tile, .epilogue = fp16_epilogue,
+};
+
 int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, const char **why)
 {
-	int ta = c->transa == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
-	int tb = c->transb == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
-	size_t ce = rewrite_elem_size(c->ctype);
-	int wrote = 0, status = ABI_STATUS_SUCCESS;
+	struct fp16_state st = {0, 0};
 	struct rewrite_ctx rc;
-	struct ws_lease ws;
-	struct tiling t;
 
 	(void)dev;
 	if (c->m == 0 || c->n == 0 || c->batch == 0)
@@ -82,80 +124,5 @@ int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, cons
 		*why = "the fp16 path's kernels are missing";
 		return REWRITE_UNAVAILABLE;
 	}
-	if (!choose_tiling(c, shim_config()->workspace_bytes, &fp16_cost, &t)) {
-		*why = "k is too large for BF16SHIM_WORKSPACE_MB";
-		return REWRITE_UNAVAILABLE;
-	}
-	if (!rewrite_scratch(c, &rc, tile_scratch_bytes(&t, c->k, &fp16_cost), &ws, why))
-		return REWRITE_UNAVAILABLE;
-
-	for (int64_t b0 = 0; b0 < c->batch; b0 += t.bt) {
-		int64_t bn = min64(t.bt, c->batch - b0);
-		for (int64_t i0 = 0; i0 < c->m; i0 += t.mt) {
-			int64_t mi = min64(t.mt, c->m - i0);
-			abi_devptr next = ws.ptr;
-			abi_devptr rw = scratch_take(&next, 4u * (uint64_t)(bn * mi));
-			abi_devptr a16 = scratch_take(&next, 2u * (uint64_t)(bn * mi * c->k));
-			abi_devptr b_base = next;
-			int64_t ar = ta == ABI_OP_N ? mi : c->k, ac = ta == ABI_OP_N ? c->k : mi;
-			struct view av = operand_view(c->a, c->ptr_array, b0, c->stride_a, 2, c->lda,
-						      ta == ABI_OP_N ? i0 : 0,
-						      ta == ABI_OP_N ? 0 : i0);
-			/* Rows of op(A) are stored rows when A is not transposed. */
-			if (!prepare(&rc, av, ar, ac, bn, ta == ABI_OP_N, mi, rw, a16))
-				goto launch_failed;
-			for (int64_t j0 = 0; j0 < c->n; j0 += t.nt) {
-				int64_t nj = min64(t.nt, c->n - j0);
-				abi_devptr bnext = b_base;
-				abi_devptr cw = scratch_take(&bnext, 4u * (uint64_t)(bn * nj));
-				abi_devptr b16 = scratch_take(&bnext, 2u * (uint64_t)(bn * c->k * nj));
-				abi_devptr dw = scratch_take(&bnext, 4u * (uint64_t)(bn * mi * nj));
-				int64_t br = tb == ABI_OP_N ? c->k : nj, bc = tb == ABI_OP_N ? nj : c->k;
-				struct view bv = operand_view(c->b, c->ptr_array, b0, c->stride_b, 2,
-							      c->ldb, tb == ABI_OP_N ? 0 : j0,
-							      tb == ABI_OP_N ? j0 : 0);
-				struct view cv = operand_view(c->c, c->ptr_array, b0, c->stride_c, ce,
-							      c->ldc, i0, j0);
-				struct epilogue_args ea = epilogue_args_of(&rc, c, dw, b0, i0, j0, mi,
-									   nj, cv);
-				struct inner_gemm g = {ta, tb, mi, nj, c->k, bn, a16, b16, dw,
-						       ABI_R_16F, 1};
-				uint32_t ta32 = ta != ABI_OP_N, tb32 = tb != ABI_OP_N;
-				uint32_t k32 = (uint32_t)c->k;
-				void *params[EPILOGUE_PARAMS + 17 + EPILOGUE_BIAS_PARAMS];
-
-				/* Columns of op(B) are stored rows when B is transposed. */
-				if (!prepare(&rc, bv, br, bc, bn, tb != ABI_OP_N, nj, cw, b16))
-					goto launch_failed;
-				status = rewrite_gemm(c, &rc, &g);
-				if (status != ABI_STATUS_SUCCESS) {
-					*why = "the fp16 GEMM failed";
-					goto gemm_failed;
-				}
-				/* The scaled epilogue takes bias and activation last (kernels.h). */
-				epilogue_params(&ea, params, params + EPILOGUE_PARAMS + 17);
-				{
-					void *rest[] = {&rw, &cw, &av.ptr, &av.ptr_array,
-							&av.batch_stride, &av.ld, &av.row0, &av.col0,
-							&ta32, &bv.ptr, &bv.ptr_array, &bv.batch_stride,
-							&bv.ld, &bv.row0, &bv.col0, &tb32, &k32};
-					for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
-						params[EPILOGUE_PARAMS + i] = rest[i];
-				}
-				if (!rewrite_launch(rc.mod->epilogue_scaled, (uint64_t)mi, (uint64_t)nj,
-						    (uint64_t)bn, rc.stream, params))
-					goto launch_failed;
-				wrote = 1;
-			}
-		}
-	}
-	workspace_release(&ws);
-	return ABI_STATUS_SUCCESS;
-
-launch_failed:
-	*why = "a kernel launch failed";
-	status = ABI_STATUS_EXECUTION_FAILED;
-gemm_failed:
-	workspace_release(&ws);
-	return wrote ? status : REWRITE_UNAVAILABLE;
+	return rewrite_tiles(c, &rc, &fp16_path, &st, why);
 }

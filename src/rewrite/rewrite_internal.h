@@ -106,6 +106,35 @@ struct epilogue_args epilogue_args_of(const struct rewrite_ctx *rc, const struct
 				      abi_devptr d, int64_t b0, int64_t i0, int64_t j0,
 				      int64_t rows, int64_t cols, struct view cv);
 
+/* One output tile of a tiled rewrite (rewrite/tiles.c), as the path's steps see it. */
+struct tile {
+	int ta, tb;                     /* ABI_OP_N or ABI_OP_T */
+	int64_t b0, bn, i0, mi, j0, nj; /* batch items, rows of op(A), columns of op(B) */
+	int64_t ar, ac, br, bc;         /* stored rows and columns of the A panel, the B tile */
+	struct view av, bv, cv;         /* the tile's operands in the caller's memory */
+	abi_devptr a, b;                /* converted op(A) panel and op(B) tile (the path's) */
+	abi_devptr d;                   /* the inner GEMM's fp32 result */
+};
+
+/* What a copying path does with each tile; every step returns 0 if a launch failed.  self
+ * is the path's own state (the scratch it took, its kernels). */
+struct tile_path {
+	const struct scratch_cost *cost;
+	int inner_type, tensor_op;      /* for struct inner_gemm */
+	const char *gemm_failed;        /* *why when the inner GEMM fails */
+	/* The A panel of t into scratch taken from *next; sets t->a. */
+	int (*panel)(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next);
+	/* The B tile of t into scratch taken from *next; sets t->b. */
+	int (*tile)(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next);
+	/* Finishes the tile after the inner GEMM wrote t->d. */
+	int (*epilogue)(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
+			const struct tile *t, struct epilogue_args *ea);
+};
+/* Runs every tile: ABI_STATUS_SUCCESS, REWRITE_UNAVAILABLE with *why while nothing is
+ * written yet, or the failure's status once part of C is. */
+int rewrite_tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
+		  const struct tile_path *p, void *self, const char **why);
+
 int rewrite_kernel_type(int type);
 int64_t min64(int64_t a, int64_t b);
 
