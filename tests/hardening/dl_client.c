@@ -35,11 +35,10 @@ static void without_own_folder(char **argv)
 {
 	char self[4096], *slash, *path = getenv("LD_LIBRARY_PATH"), *copy, *tok, *save;
 	char kept[8192] = "";
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 
-	if (!path || getenv("DL_CLIENT_REEXEC") || n <= 0)
+	/* argv[0], not /proc/self/exe: under valgrind that is valgrind's own tool. */
+	if (!path || getenv("DL_CLIENT_REEXEC") || !realpath(argv[0], self))
 		return;
-	self[n] = 0;
 	if ((slash = strrchr(self, '/')))
 		*slash = 0;
 	copy = strdup(path);
@@ -55,7 +54,7 @@ static void without_own_folder(char **argv)
 	free(copy);
 	setenv("LD_LIBRARY_PATH", kept, 1);
 	setenv("DL_CLIENT_REEXEC", "1", 1);
-	execv("/proc/self/exe", argv);
+	execv(argv[0], argv);
 }
 
 static void *load(int flags)
