@@ -17,7 +17,7 @@
 #include "verdict.h"
 
 __thread int shim_depth __attribute__((tls_model("initial-exec")));
-struct shim_fast shim_fast;
+unsigned shim_fast_gemm, shim_fast_lt;
 
 static atomic_ulong n_rewritten, n_retried, n_fallback;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -207,8 +207,12 @@ retry:
 			      r.reason, again);
 		atomic_fetch_add(&n_retried, 1);
 		if (again != ABI_STATUS_NOT_SUPPORTED && again != ABI_STATUS_ARCH_MISMATCH) {
-			if (again == ABI_STATUS_SUCCESS)
+			if (again == ABI_STATUS_SUCCESS) {
 				verdict_remember(&pc, dev->sm, r);
+				/* From now on non-bf16 calls are planned too. */
+				__atomic_fetch_or(&shim_fast_gemm, SHIM_FAST_VERDICTS,
+						  __ATOMIC_RELAXED);
+			}
 			return again;
 		}
 		p = r;
@@ -241,23 +245,21 @@ static void trace_call(const struct gemm_call *c, const struct outcome *out, abi
 abi_status shim_gemm(struct gemm_call *c)
 {
 	abi_status st;
+	int pass_all;
 
 	if (shim_depth)
 		return c->forward(c);
 	if (!real_init() || !real_cublas(c->sym))
 		return ABI_STATUS_NOT_INITIALIZED;
-	if (!__atomic_load_n(&shim_fast.ready, __ATOMIC_ACQUIRE)) {
-		/* Every thread that gets here writes the same values. */
-		__atomic_store_n(&shim_fast.pass_all, shim_config()->mode == MODE_OFF,
-				 __ATOMIC_RELAXED);
+	pass_all = shim_config()->mode == MODE_OFF;
+	if (!(__atomic_load_n(&shim_fast_gemm, __ATOMIC_ACQUIRE) & SHIM_FAST_READY))
 		/* While tracing, every call must reach the dispatcher to be written down. */
-		if (!trace_enabled())
-			__atomic_store_n(&shim_fast.ready, 1, __ATOMIC_RELEASE);
-	}
-	if (__atomic_load_n(&shim_fast.pass_all, __ATOMIC_RELAXED) && !trace_enabled())
+		__atomic_fetch_or(&shim_fast_gemm, (pass_all ? SHIM_FAST_PASS_ALL : 0) |
+				  (trace_enabled() ? 0 : SHIM_FAST_READY), __ATOMIC_RELEASE);
+	if (pass_all && !trace_enabled())
 		return c->forward(c);
 	shim_depth++;
-	if (__atomic_load_n(&shim_fast.pass_all, __ATOMIC_RELAXED)) {
+	if (pass_all) {
 		struct outcome out = {NULL, {DECIDE_PASS, "BF16SHIM_MODE=off"}, -1};
 		st = c->forward(c);
 		trace_call(c, &out, st);

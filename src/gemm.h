@@ -52,13 +52,16 @@ struct gemm_call {
 	struct gemm_epilogue epilogue;
 };
 
-/* What the exported wrappers' fast path reads: set once everything is initialised. */
-struct shim_fast {
-	int ready;        /* real functions found, configuration read */
-	int pass_all;     /* BF16SHIM_MODE=off */
-	int lt_ready;     /* the same for cuBLASLt (found on its own) */
+/* What the exported wrappers' fast path reads: one word for cuBLAS and one for cuBLASLt
+ * (found on its own), so that one load and one compare decide the common case.  Bits are
+ * only ever set, atomically, READY with release order. */
+enum shim_fast_bit {
+	SHIM_FAST_READY = 1,     /* real functions found, configuration read (cuBLAS: and not
+				  * tracing, so that every call reaches the trace) */
+	SHIM_FAST_PASS_ALL = 2,  /* BF16SHIM_MODE=off */
+	SHIM_FAST_VERDICTS = 4,  /* cuBLAS: a configuration once needed a retry (verdict.h) */
 };
-extern struct shim_fast shim_fast;
+extern unsigned shim_fast_gemm, shim_fast_lt;
 extern void *real_cublas_fn[SYM_CUBLAS_COUNT];
 
 /* The dispatcher: plan, then forward, retry or rewrite. */
@@ -73,26 +76,33 @@ int gemm_bad_pointers(const struct gemm_call *c);
 abi_status shim_cublas_destroy(abi_handle handle);
 
 /* Re-entrancy: calls made while the shim is working (ours into cuBLAS, cuBLAS into its own
- * exported functions) go straight to the real function. */
+ * exported functions) go straight to the real function.
+ * initial-exec: the wrappers reach it with a GOT load and an %fs-relative access instead of
+ * a __tls_get_addr call.  The shim is preloaded or linked at start, where static TLS is the
+ * norm; a late dlopen() still works because glibc keeps a static TLS surplus for such
+ * libraries (this is our only thread-local variable, 4 bytes), and if that surplus were
+ * ever exhausted dlopen() would fail with an error, never misbehave silently. */
 extern __thread int shim_depth __attribute__((tls_model("initial-exec")));
 
-/* Can this call go straight to the real function?  Nested calls, mode off, and calls with
- * no bf16 operand once no configuration has needed a retry.  A few loads: this is the cost
- * every passed-through GEMM pays (bench/passthrough_cost.sh). */
+/* Can this call go straight to the real function?  With BF16SHIM_MODE=off, and for calls
+ * with no bf16 operand once no configuration has needed a retry: one load and a few
+ * compares, the cost every passed-through GEMM pays (bench/passthrough_cost.sh).  The rest,
+ * nested calls included, go to shim_gemm(), which passes them through as well. */
 static inline int shim_fast_pass(int atype, int btype)
 {
-	extern int verdict_count;
-	if (__builtin_expect(!__atomic_load_n(&shim_fast.ready, __ATOMIC_ACQUIRE), 0))
-		return 0;
-	return shim_depth || __atomic_load_n(&shim_fast.pass_all, __ATOMIC_RELAXED) ||
-	       (atype != ABI_R_16BF && btype != ABI_R_16BF &&
-		!__atomic_load_n(&verdict_count, __ATOMIC_RELAXED));
+	unsigned w = __atomic_load_n(&shim_fast_gemm, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(w == SHIM_FAST_READY, 1))
+		return atype != ABI_R_16BF && btype != ABI_R_16BF;
+	return w == (SHIM_FAST_READY | SHIM_FAST_PASS_ALL);
 }
 
 /* A status that sends a fast-path call to the dispatcher for a retry. */
 static inline int shim_refused(abi_status st)
 {
-	return __builtin_expect(st == ABI_STATUS_NOT_SUPPORTED || st == ABI_STATUS_ARCH_MISMATCH, 0);
+	/* Success first: one compare on the path every call takes. */
+	return __builtin_expect(st != ABI_STATUS_SUCCESS, 0) &&
+	       (st == ABI_STATUS_NOT_SUPPORTED || st == ABI_STATUS_ARCH_MISMATCH);
 }
 
 #endif

@@ -53,11 +53,10 @@ static int lt_ready(void)
 {
 	if (!real_lt_init())
 		return 0;
-	if (!__atomic_load_n(&shim_fast.lt_ready, __ATOMIC_ACQUIRE)) {
-		__atomic_store_n(&shim_fast.pass_all, shim_config()->mode == MODE_OFF,
-				 __ATOMIC_RELAXED);
-		__atomic_store_n(&shim_fast.lt_ready, 1, __ATOMIC_RELEASE);
-	}
+	if (!(__atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE) & SHIM_FAST_READY))
+		__atomic_fetch_or(&shim_fast_lt, (shim_config()->mode == MODE_OFF
+						  ? SHIM_FAST_PASS_ALL : 0) | SHIM_FAST_READY,
+				  __ATOMIC_RELEASE);
 	return 1;
 }
 
