@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "config.h"
 #include "device.h"
@@ -94,6 +95,38 @@ static const rewrite_fn rewrites[] = {
 
 /* Runs one decision.  A rewrite our machinery cannot carry out falls back along
  * plan_fallback(), down to the original call. */
+/* Whose fault it is when a path cannot be taken, by its reason (the *why of the paths,
+ * module.c and workspace.c); a reason not listed is ours. */
+static const struct {
+	const char *why;
+	enum log_culprit who;
+} culprits[] = {
+	{"an operand runs past its allocation", LOG_BY_USER},
+	{"no current CUDA context", LOG_BY_USER},
+	{"k is too large for BF16SHIM_WORKSPACE_MB", LOG_BY_NOBODY},
+	{"no device memory for scratch", LOG_BY_NOBODY},
+	{"too many CUDA contexts", LOG_BY_NOBODY},
+	{"not a decode shape the kernel takes", LOG_BY_NOBODY},
+	{"the fp16 path takes bf16 operands only", LOG_BY_NOBODY},
+	/* A launch fails on a context an earlier fault poisoned, or on pointers inside the
+	 * caller's device arrays that point nowhere (GemmBatchedEx): nobody can tell here. */
+	{"a kernel launch failed", LOG_BY_NOBODY},
+	{"stream capture needs stream-ordered allocation (CUDA 11.2+)", LOG_BY_VENDOR},
+	{"this driver lacks what the fp16 path needs", LOG_BY_VENDOR},
+	{"the driver lacks module or launch functions", LOG_BY_VENDOR},
+	{"cannot read the handle's stream or pointer mode", LOG_BY_VENDOR},
+	{"the fp32 GEMM failed", LOG_BY_VENDOR},
+	{"the fp16 GEMM failed", LOG_BY_VENDOR},
+};
+
+static enum log_culprit culprit_of(const char *why)
+{
+	for (size_t i = 0; i < sizeof culprits / sizeof culprits[0]; i++)
+		if (strcmp(why, culprits[i].why) == 0)
+			return culprits[i].who;
+	return LOG_BY_SHIM;
+}
+
 static abi_status execute(const struct gemm_call *c, const struct device_facts *dev,
 			  struct plan p)
 {
@@ -119,7 +152,7 @@ static abi_status execute(const struct gemm_call *c, const struct device_facts *
 		describe(c, dev, what, sizeof what);
 		snprintf(key, sizeof key, "unavailable %s %s", plan_decision_name(d), why);
 		d = plan_fallback(d, &pc, &pd);
-		shim_log_once(key, d == DECIDE_PASS ? LOG_WARN : LOG_INFO, LOG_BY_SHIM,
+		shim_log_once(key, d == DECIDE_PASS ? LOG_WARN : LOG_INFO, culprit_of(why),
 			      "cannot take the %s path for %s (%s): %s%s",
 			      plan_decision_name(failed), what, why,
 			      d == DECIDE_PASS ? "passing the call through unchanged" : "trying ",

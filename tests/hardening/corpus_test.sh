@@ -24,7 +24,7 @@ corpus() { # name env...
   done
 }
 corpus plain
-corpus shim LD_PRELOAD="$shim"
+corpus shim LD_PRELOAD="$shim" BF16SHIM_LOG_FILE="$out/log"
 calls=$(wc -l < "$out/plain")
 [ "$calls" = "$n" ] && [ "$(wc -l < "$out/shim")" = "$n" ] ||
   { echo "FAIL: $calls and $(wc -l < "$out/shim") lines for $n calls"; exit 1; }
@@ -52,6 +52,15 @@ fi
 if ! "$client" compare "$out/shim.rec"; then
   divergent=$((divergent + 1))
 fi
-echo "corpus: $calls calls, $rewritten rewritten, $divergent divergences ($arch${exclude:+;" \
+# Every failure in the corpus is the caller's: the shim's log must not blame itself, and an
+# operand past its allocation is the application's fault.
+if grep -q 'bf16shim bug:' "$out/log" 2>/dev/null ||
+   grep 'past its allocation' "$out/log" 2>/dev/null | grep -qv 'application: '; then
+  echo "FAIL: the shim's log blames the wrong party:"; grep -E 'bug:|past its' "$out/log" | head
+  divergent=$((divergent + 1))
+fi
+blamed=$(grep -c 'application: .*past its allocation' "$out/log" 2>/dev/null || true)
+echo "corpus: $calls calls, $rewritten rewritten, $divergent divergences," \
+  "$blamed operand-past-allocation warnings on the application ($arch${exclude:+;" \
   "$known known divergences in the excluded classes $exclude})"
 [ "$divergent" = 0 ]
