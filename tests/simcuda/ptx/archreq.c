@@ -1,13 +1,16 @@
 /* archreq.c: which instructions need which architecture and PTX ISA version.
  *
- * One table; the first row that matches an instruction and is not satisfied by
+ * One table; every row that matches an instruction and is not satisfied by
  * min(.target, device sm) (or by the module's .version) fails the load with ptxas's
  * wording:  Feature '.bf16' requires .target sm_80 or higher
+ * (all of them, in ptxas's order).
  * Rows are checked before the interpreter decides whether it implements an instruction,
  * so e.g. mma with bf16 on sm_75 is refused the way ptxas refuses it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "parse.h"
 
@@ -25,8 +28,10 @@ typedef struct arch_row {
 	const char *cite;
 } arch_row;
 
-enum { K_FEATURE, K_INSTRUCTION, K_MODIFIER, K_REMOVED };
-static const char *const nouns[] = { "Feature", "Instruction", "Modifier", "" };
+/* K_MODFEAT: "Modifier" when the target is too old, "Feature" when the PTX ISA is. */
+enum { K_FEATURE, K_INSTRUCTION, K_MODIFIER, K_REMOVED, K_MODFEAT };
+static const char *const nouns[] = { "Feature", "Instruction", "Modifier", "", "Modifier" };
+static const char *const ver_nouns[] = { "Feature", "Instruction", "Modifier", "", "Feature" };
 
 #define OPS(...) ((const uint16_t[]){ __VA_ARGS__, 0 })
 
@@ -53,7 +58,8 @@ static const arch_row rows[] = {
 	/* bf16 arithmetic: add/sub/mul and compares sm_90; fma/min/max/neg/abs sm_80 */
 	{ OPS(OP_add, OP_sub, OP_mul), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16",
 	  "PTX ISA 9.7.4.1-3; preampere.md" },
-	{ OPS(OP_setp, OP_set), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16", "PTX ISA 9.7.4.9" },
+	{ OPS(OP_setp, OP_set), 0, 0, T_bf16x2, 0, 0, 90, 78, 0, "%o.bf16x2", "PTX ISA 9.7.7.1-2" },
+	{ OPS(OP_setp, OP_set), 0, 0, T_bf16, 0, 0, 90, 78, 0, "%o.bf16", "PTX ISA 9.7.7.1-2" },
 	{ OPS(OP_ex2, OP_tanh), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16", "PTX ISA 9.7.4.10-11" },
 	{ OPS(OP_mma), 0, 0, TC_BF16, 0, 0, 80, 70, 0, "mma with .bf16",
 	  "PTX ISA 9.7.14; preampere.md" },
@@ -64,7 +70,7 @@ static const arch_row rows[] = {
 	  "PTX ISA 9.7.4.7-8" },
 	{ OPS(OP_ex2), 0, 0, TC_F16, 0, 0, 75, 70, 0, "ex2.f16/f16x2", "PTX ISA 9.7.4.10" },
 	{ OPS(OP_tanh), 0, 0, TC_F16, 0, 0, 75, 70, 0, "tanh", "PTX ISA 9.7.4.11" },
-	{ OPS(OP_fma), 0, 0, TC_F16ISH, W_relu, 0, 80, 70, K_MODIFIER, ".relu", "PTX ISA 9.7.4.4" },
+	{ OPS(OP_fma), 0, 0, TC_F16ISH, W_relu, 0, 80, 70, K_MODFEAT, ".relu", "PTX ISA 9.7.4.4" },
 	{ OPS(OP_cvt), T_f16x2, T_f32, 0, 0, 0, 80, 70, 0, "cvt.f16x2.f32", "PTX ISA 9.7.9.21" },
 	{ OPS(OP_cvt), 0, 0, 0, W_relu, 0, 80, 70, K_MODIFIER, ".relu", "PTX ISA 9.7.9.21" },
 	{ OPS(OP_cvt), 0, 0, 0, W_satfinite, 0, 20, 81, K_MODIFIER,
@@ -76,9 +82,13 @@ static const arch_row rows[] = {
 	  "PTX ISA 9.7.9.21; preampere.md (FP8 needs sm_89)" },
 	/* f32 */
 	{ OPS(OP_tanh), 0, 0, T_f32, 0, 0, 75, 70, 0, "tanh", "PTX ISA 9.7.3.22" },
-	{ OPS(OP_min, OP_max), 0, 0, 0, W_NaN, 0, 80, 70, K_MODIFIER, ".NaN",
+	{ OPS(OP_min, OP_max), 0, 0, 0, W_NaN, 0, 80, 70, K_MODFEAT, ".NaN",
 	  "PTX ISA 9.7.3.11-12" },
-	{ OPS(OP_min, OP_max), 0, 0, 0, W_abs, 0, 86, 72, 0, ".abs", "PTX ISA 9.7.3.11-12" },
+	/* .xorsign.abs (f32, f16, bf16 and packed): sm_86, PTX 7.2 */
+	{ OPS(OP_min, OP_max), 0, 0, 0, W_abs, 0, 86, 72, 0, ".abs",
+	  "PTX ISA 9.7.3.11-12, 9.7.4.7-8" },
+	{ OPS(OP_min, OP_max), 0, 0, 0, W_xorsign, 0, 86, 72, K_MODFEAT, ".xorsign",
+	  "PTX ISA 9.7.3.11-12, 9.7.4.7-8" },
 	/* warp-synchronous instructions */
 	{ OPS(OP_shfl, OP_vote), 0, 0, 0, W_sync, 0, 30, 60, 0, "%o.sync", "PTX ISA 9.7.8.6-7" },
 	{ OPS(OP_shfl, OP_vote), 0, 0, 0, 0, W_sync, 70, 64, K_REMOVED,
@@ -203,45 +213,69 @@ static void append(pdec *D, const char *line)
 		snprintf(P->err + n, P->errlen - n, "\n%s", line);
 }
 
-/* Reports every row the instruction fails, as ptxas lists each feature, then names the
- * instruction itself. */
+typedef struct failure { char feature[200], msg[300]; int seq; } failure;
+
+/* ptxas's order: by feature name, ignoring case; its own order within one feature. */
+static int by_feature(const void *a, const void *b)
+{
+	const failure *x = a, *y = b;
+	int c = strcasecmp(x->feature, y->feature);
+	return c ? c : x->seq - y->seq;
+}
+
+/* Reports every requirement the instruction fails (target and PTX ISA separately) in
+ * ptxas's order, then names the instruction itself. */
 int ptx__arch_check(pdec *D, int op)
 {
 	const ptx_module *m = D->P->m;
-	int sm = m->arch_sm, ver = m->ptx_version, failed = 0;
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+	int sm = m->arch_sm, ver = m->ptx_version, n = 0;
+	failure fl[12];
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && n + 2 <= 12; i++) {
 		const arch_row *r = &rows[i];
 		if (!matches(r, &D->mods, op))
 			continue;
-		char f[200], msg[300];
+		char f[200];
 		feature(f, sizeof(f), r->feature, &D->mods, op);
+		int bad_sm = r->sm > sm, bad_ver = r->ptx > ver;
 		if (r->kind == K_REMOVED) {
-			if (sm < r->sm || ver < r->ptx)
-				continue;
-			snprintf(msg, sizeof(msg), "%s", f);
-		} else if (r->sm > sm) {
-			snprintf(msg, sizeof(msg), "%s '%s' requires .target sm_%d or higher",
-				 nouns[r->kind], f, r->sm);
-		} else if (r->ptx > ver) {
-			snprintf(msg, sizeof(msg), "%s '%s' requires PTX ISA .version %d.%d or later",
-				 nouns[r->kind], f, r->ptx / 10, r->ptx % 10);
-		} else {
+			if (!bad_sm && !bad_ver) {
+				snprintf(fl[n].feature, sizeof(fl[n].feature), "%s", f);
+				snprintf(fl[n].msg, sizeof(fl[n].msg), "%s", f);
+				fl[n].seq = n;
+				n++;
+			}
 			continue;
 		}
-		if (!failed++) {
-			dx_fail(D, PTX_EARCH, "%s", msg);
-		} else {
-			char line[400];
-			snprintf(line, sizeof(line), "ptxas application ptx input, line %d; error   : %s",
-				 D->line, msg);
-			append(D, line);
+		/* K_MODFEAT features list the PTX ISA first, the others the target */
+		for (int k = 0; k < 2; k++) {
+			int ver_msg = (k == 0) == (r->kind == K_MODFEAT);
+			if (ver_msg ? !bad_ver : !bad_sm)
+				continue;
+			snprintf(fl[n].feature, sizeof(fl[n].feature), "%s", f);
+			if (ver_msg)
+				snprintf(fl[n].msg, sizeof(fl[n].msg),
+					 "%s '%s' requires PTX ISA .version %d.%d or later",
+					 ver_nouns[r->kind], f, r->ptx / 10, r->ptx % 10);
+			else
+				snprintf(fl[n].msg, sizeof(fl[n].msg),
+					 "%s '%s' requires .target sm_%d or higher", nouns[r->kind], f,
+					 r->sm);
+			fl[n].seq = n;
+			n++;
 		}
 	}
-	if (failed) {
-		char line[300];
-		snprintf(line, sizeof(line), "ptxas info    : instruction '%s' at line %d needs "
-			 "a newer target", D->text, D->line);
+	if (!n)
+		return 0;
+	qsort(fl, (size_t)n, sizeof(fl[0]), by_feature);
+	dx_fail(D, PTX_EARCH, "%s", fl[0].msg);
+	char line[400];
+	for (int i = 1; i < n; i++) {
+		snprintf(line, sizeof(line), "ptxas application ptx input, line %d; error   : %s",
+			 D->line, fl[i].msg);
 		append(D, line);
 	}
-	return failed ? -1 : 0;
+	snprintf(line, sizeof(line), "ptxas info    : instruction '%s' at line %d needs "
+		 "a newer target", D->text, D->line);
+	append(D, line);
+	return -1;
 }

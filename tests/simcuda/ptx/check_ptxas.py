@@ -70,6 +70,23 @@ CASES = [
     ("7.0", 75, 75, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f0}, "
                     "{%r1,%r2,%r3,%r0}, {%r1,%r2}, {%f1,%f2,%f3,%f0};"),
     ("7.8", 90, 90, "add.rn.bf16 %h1, %h1, %h2;"),
+    # min/max .xorsign.abs (sm_86, PTX 7.2) and set with bf16/bf16x2 (sm_90, PTX 7.8)
+    ("7.8", 80, 80, "min.xorsign.abs.bf16 %h1, %h1, %h2;"),
+    ("7.0", 80, 80, "min.xorsign.abs.f32 %f1, %f1, %f2;"),
+    ("7.0", 75, 75, "max.xorsign.abs.bf16x2 %r1, %r1, %r2;"),
+    ("6.5", 52, 75, "min.NaN.xorsign.abs.f16 %h1, %h1, %h2;"),
+    ("6.5", 75, 75, "min.NaN.f32 %f1, %f1, %f2;"),
+    ("7.8", 86, 86, "min.NaN.xorsign.abs.bf16x2 %r1, %r1, %r2;"),
+    ("7.8", 86, 86, "max.ftz.xorsign.abs.f16x2 %r1, %r1, %r2;"),
+    ("7.8", 80, 80, "set.gtu.u32.bf16x2 %r1, %r1, %r2;"),
+    ("7.8", 80, 80, "setp.lt.bf16x2 %p1|%p0, %r1, %r2;"),
+    ("7.8", 80, 80, "set.gt.bf16.bf16 %h1, %h1, %h2;"),
+    ("7.0", 75, 75, "set.lt.bf16.f32 %h1, %f1, %f2;"),
+    ("7.8", 90, 90, "set.le.bf16x2.bf16x2 %r1, %r1, %r2;"),
+    ("7.8", 90, 90, "set.eq.bf16.u32 %h1, %r1, %r2;"),
+    ("7.8", 90, 90, "set.lt.and.s16.bf16 %h1, %h1, %h2, %p1;"),
+    ("7.8", 90, 90, "set.num.ftz.f16.f32 %h1, %f1, %f2;"),
+    ("7.8", 90, 90, "set.ltu.ftz.f16x2.f16x2 %r1, %r1, %r2;"),
 ]
 
 

@@ -73,6 +73,36 @@ static int compare(const pinsn *in, uint64_t a, uint64_t b, int half)
 	return cmp_int(in->mode, ext_by_type(a, t), ext_by_type(b, t), sgn);
 }
 
+/* What set writes for true: per 16-bit half when the source is packed. */
+static uint64_t set_true(int t)
+{
+	switch (t) {
+	case T_f32: return 0x3f800000u;
+	case T_f16: case T_f16x2: return 0x3c00u;
+	case T_bf16: case T_bf16x2: return 0x3f80u;
+	case T_u16: return 0xffffu;
+	case T_u32: return 0xffffffffu;
+	default: return ~0ull;   /* s16, s32: stored sign-extended */
+	}
+}
+
+/* The destination types set accepts for a source type, as ptxas does: integers and f32
+ * for non-half sources, integers for f16/bf16 (16-bit ones only there), a packed
+ * destination only for the same packed source, f16 for no bf16 source. */
+static int set_types_ok(int dt, int st)
+{
+	int half = ptx__type_half(st), x2 = st == T_f16x2 || st == T_bf16x2;
+	switch (dt) {
+	case T_u32: case T_s32: return 1;
+	case T_f32: return !half;
+	case T_u16: case T_s16: return st == T_f16 || st == T_bf16;
+	case T_f16: return !x2 && st != T_bf16;
+	case T_bf16: return !x2;
+	case T_f16x2: case T_bf16x2: return st == dt;
+	default: return 0;
+	}
+}
+
 static int combine(int bop, int t, int c)
 {
 	return bop == B_AND ? t & c : bop == B_OR ? t | c : bop == B_XOR ? t ^ c : t;
@@ -97,15 +127,25 @@ static int x_setp(pwarp *w, const pinsn *in, uint32_t m)
 	return 0;
 }
 
+/* set: all ones (sign-extended for .s16/.s32) or 1.0 for true, 0 for false; a packed
+ * source gives one 16-bit result per half (PTX ISA 9.7.7.1). */
 static int x_set(pwarp *w, const pinsn *in, uint32_t m)
 {
 	const uint64_t *A = R(in->s[0]), *B = R(in->s[1]);
 	const uint64_t *C = in->s[2] != NOREG ? R(in->s[2]) : NULL;
 	uint64_t *d = R(in->d[0]);
-	uint64_t yes = in->t == T_f32 ? 0x3f800000u : in->t == T_s32 ? ~0ull : 0xffffffffu;
+	uint64_t yes = set_true(in->t);
+	int x2 = in->t2 == T_f16x2 || in->t2 == T_bf16x2;
 	LANES(l, m) {
 		int c = C ? (C[l] != 0) ^ !!(in->flags & F_NEG3) : 0;
-		d[l] = combine(in->mode2, compare(in, A[l], B[l], 0), c) ? yes : 0;
+		int t = combine(in->mode2, compare(in, A[l], B[l], 0), c);
+		if (!x2) {
+			d[l] = t ? yes : 0;
+			continue;
+		}
+		uint32_t r = (t ? (uint32_t)yes & 0xffffu : 0) |
+			     (combine(in->mode2, compare(in, A[l], B[l], 1), c) ? (uint32_t)yes << 16 : 0);
+		d[l] = in->t == T_s32 ? (uint64_t)(int64_t)(int32_t)r : r;
 	}
 	return 0;
 }
@@ -168,9 +208,10 @@ static int dec_setp_set(pdec *D)
 	if (op < 0 || dx_ntypes(D) != (set ? 2 : 1) || !cmp_ok(op, st) || st == T_pred ||
 	    ptx__type_size(st) < 2 || ptx__type_size(st) > 8)
 		return dx_bad(D);
-	if (set && in->t != T_u32 && in->t != T_s32 && in->t != T_f32)
+	if (set && !set_types_ok(in->t, st))
 		return dx_bad(D);
-	if ((in->flags & F_FTZ) && st != T_f32 && st != T_f16 && st != T_f16x2)
+	if ((in->flags & F_FTZ) && ((st != T_f32 && st != T_f16 && st != T_f16x2) ||
+				    in->t == T_bf16 || in->t == T_bf16x2))
 		return dx_bad(D);
 	in->mode = (uint8_t)op;
 	int nops = in->mode2 ? 4 : 3;
@@ -180,8 +221,8 @@ static int dec_setp_set(pdec *D)
 		in->d[0] = dx_dst(D, 0);
 	else if (dx_dst_pair(D, 0))
 		return -1;
-	if ((st == T_f16x2 || st == T_bf16x2) && in->d[1] == NOREG)
-		return dx_bad(D);   /* packed compares need "p|q" */
+	if (!set && (st == T_f16x2 || st == T_bf16x2) && in->d[1] == NOREG)
+		return dx_bad(D);   /* packed setp needs "p|q" */
 	in->s[0] = dx_src(D, 1, st);
 	in->s[1] = dx_src(D, 2, st);
 	if (in->mode2) {

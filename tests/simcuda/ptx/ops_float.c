@@ -28,6 +28,15 @@ static float fmin_ptx(float a, float b, int nan, int mx)
 	return mx ? (a > b ? a : b) : (a < b ? a : b);
 }
 
+/* .xorsign.abs: min/max of the magnitudes, with the XOR of the operands' sign bits unless
+ * the result is NaN (PTX ISA 9.7.3.11-12). */
+static float fmin_xorsign(float a, float b, int nan, int mx)
+{
+	int neg = !!signbit(a) ^ !!signbit(b);
+	float r = fmin_ptx(fabsf(a), fabsf(b), nan, mx);
+	return isnan(r) ? r : neg ? -r : r;
+}
+
 static double dmin_ptx(double a, double b, int mx)
 {
 	if (isnan(a) || isnan(b))
@@ -48,8 +57,11 @@ static float f32_eval(const pinsn *in, float a, float b, float c)
 	case FO_DIV: return directed ? ptx__f32_op(RO_DIV, rnd, a, b, 0) : a / b;
 	case FO_ABS: return fabsf(a);
 	case FO_NEG: return -a;
-	case FO_MIN: return fmin_ptx(a, b, in->flags & F_NAN, 0);
-	case FO_MAX: return fmin_ptx(a, b, in->flags & F_NAN, 1);
+	case FO_MIN:
+	case FO_MAX:
+		if (in->flags & F_XORSIGN)
+			return fmin_xorsign(a, b, in->flags & F_NAN, in->mode == FO_MAX);
+		return fmin_ptx(a, b, in->flags & F_NAN, in->mode == FO_MAX);
 	case FO_RCP: return directed ? ptx__f32_op(RO_RCP, rnd, a, 0, 0) : 1.0f / a;
 	case FO_SQRT: return directed ? ptx__f32_op(RO_SQRT, rnd, a, 0, 0) : sqrtf(a);
 	case FO_RSQRT: return (float)(1.0 / sqrt((double)a));
@@ -238,7 +250,9 @@ int ptx__dec_float(pdec *D)
 	int rnd = dx_take_rnd(D);
 	int approx = dx_take(D, W_approx), full = dx_take(D, W_full);
 	int ftz = dx_take(D, W_ftz), sat = dx_take(D, W_sat), nan = dx_take(D, W_NaN);
+	int xs = dx_take(D, W_xorsign), xabs = dx_take(D, W_abs);
 	if (rnd > RND_RP || (rnd && (approx || full)) || (full && op != OP_div) ||
+	    xs != xabs || (xs && (!f32 || (mode != FO_MIN && mode != FO_MAX))) ||
 	    (sat && (!f32 || (mode != FO_ADD && mode != FO_SUB && mode != FO_MUL &&
 			      mode != FO_FMA))) ||
 	    (nan && (!f32 || (mode != FO_MIN && mode != FO_MAX))))
@@ -286,7 +300,7 @@ int ptx__dec_float(pdec *D)
 	in->mode = (uint8_t)mode;
 	in->rnd = (uint8_t)rnd;
 	in->flags |= (ftz ? F_FTZ : 0) | (sat ? F_SAT : 0) | (nan ? F_NAN : 0) |
-		     (approx || full ? F_APPROX : 0);
+		     (approx || full ? F_APPROX : 0) | (xs ? F_XORSIGN : 0);
 	if (dx_nops(D, nsrc + 1, nsrc + 1))
 		return -1;
 	in->d[0] = dx_dst(D, 0);

@@ -11,6 +11,30 @@
 
 enum { HO_ADD, HO_SUB, HO_MUL, HO_FMA, HO_NEG, HO_ABS, HO_MIN, HO_MAX, HO_EX2, HO_TANH };
 
+/* min/max (PTX ISA 9.7.4.7-8): -0 < +0; one NaN operand gives the other, two NaNs (or
+ * one, with .NaN) the canonical NaN.  .xorsign.abs compares the magnitudes and gives a
+ * non-NaN result the XOR of the operands' sign bits (taken before .abs, NaNs included). */
+static uint32_t minmax16(const pinsn *in, uint32_t a, uint32_t b, double x, double y, int fmt)
+{
+	int xs = !!(in->flags & F_XORSIGN), mx = in->mode == HO_MAX;
+	double r;
+	if (xs) {
+		x = fabs(x);
+		y = fabs(y);
+	}
+	if (isnan(x) || isnan(y)) {
+		if ((in->flags & F_NAN) || (isnan(x) && isnan(y)))
+			return 0x7fffu;
+		r = isnan(x) ? y : x;
+	} else if (x == y && signbit(x) != signbit(y)) {
+		r = mx ? 0.0 : -0.0;
+	} else {
+		r = mx ? (x > y ? x : y) : (x < y ? x : y);
+	}
+	uint32_t h = (uint32_t)ptx__round_double(r, fmt, RND_RN, 0);   /* exact */
+	return xs ? (h & 0x7fffu) | ((a ^ b) & 0x8000u) : h;
+}
+
 static uint32_t half_op(const pinsn *in, uint32_t a, uint32_t b, uint32_t c, int fmt)
 {
 	int ftz = !!(in->flags & F_FTZ);
@@ -36,16 +60,7 @@ static uint32_t half_op(const pinsn *in, uint32_t a, uint32_t b, uint32_t c, int
 		return a & 0x7fffu;
 	case HO_MIN:
 	case HO_MAX:
-		if (isnan(x) || isnan(y)) {
-			if ((in->flags & F_NAN) || (isnan(x) && isnan(y)))
-				return 0x7fffu;
-			r = isnan(x) ? y : x;
-		} else if (x == y && signbit(x) != signbit(y)) {
-			r = in->mode == HO_MAX ? 0.0 : -0.0;
-		} else {
-			r = in->mode == HO_MAX ? (x > y ? x : y) : (x < y ? x : y);
-		}
-		break;
+		return minmax16(in, a, b, x, y, fmt);
 	case HO_EX2: r = exp2(x); break;
 	default: r = tanh(x); break;
 	}
@@ -95,11 +110,12 @@ int ptx__dec_half(pdec *D)
 	int rnd = dx_take_rnd(D);
 	int ftz = dx_take(D, W_ftz), sat = dx_take(D, W_sat), relu = dx_take(D, W_relu);
 	int nan = dx_take(D, W_NaN), approx = dx_take(D, W_approx);
-	int arith = mode <= HO_FMA;
+	int xs = dx_take(D, W_xorsign), xabs = dx_take(D, W_abs);
+	int arith = mode <= HO_FMA, minmax = mode == HO_MIN || mode == HO_MAX;
 	if ((rnd && (rnd != RND_RN || !arith)) || (mode == HO_FMA && !rnd) ||
 	    (ftz && bf && mode != HO_EX2) || (sat && (bf || !arith)) ||
 	    (relu && mode != HO_FMA) || (relu && sat) ||
-	    (nan && mode != HO_MIN && mode != HO_MAX) ||
+	    (nan && !minmax) || xs != xabs || (xs && !minmax) ||
 	    (approx != (mode == HO_EX2 || mode == HO_TANH)) ||
 	    (mode == HO_EX2 && bf && !ftz) || (mode == HO_TANH && ftz))
 		return dx_bad(D);
@@ -107,7 +123,7 @@ int ptx__dec_half(pdec *D)
 	in->mode = (uint8_t)mode;
 	in->rnd = (uint8_t)rnd;
 	in->flags |= (ftz && !bf ? F_FTZ : 0) | (sat ? F_SAT : 0) | (relu ? F_RELU : 0) |
-		     (nan ? F_NAN : 0);
+		     (nan ? F_NAN : 0) | (xs ? F_XORSIGN : 0);
 	int nsrc = hops[i].nsrc;
 	if (dx_nops(D, nsrc + 1, nsrc + 1))
 		return -1;

@@ -120,7 +120,7 @@ enum {
 	F_FTZ = 1 << 0, F_SAT = 1 << 1, F_APPROX = 1 << 2, F_RELU = 1 << 3,
 	F_SATFINITE = 1 << 4, F_NAN = 1 << 5, F_ADDR32 = 1 << 6, F_CC = 1 << 7,
 	F_HI = 1 << 8, F_WIDE = 1 << 9, F_NEG2 = 1 << 10, F_NEG3 = 1 << 11,
-	F_SHIFTAMT = 1 << 12, F_CLAMP = 1 << 13, F_NOFTZ = 1 << 14,
+	F_SHIFTAMT = 1 << 12, F_CLAMP = 1 << 13, F_NOFTZ = 1 << 14, F_XORSIGN = 1 << 15,
 };
 
 /* Special registers. */
