@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "context.h"
+#include "lifetime.h"
 #include "lookup.h"
 #include "ptxload.h"
 #include "real.h"
@@ -28,6 +28,8 @@ static const struct {
 	{"cuCtxDestroy_v2", (void *)shim_cuCtxDestroy_v2},
 	{"cuDevicePrimaryCtxReset", (void *)shim_cuDevicePrimaryCtxReset},
 	{"cuDevicePrimaryCtxReset_v2", (void *)shim_cuDevicePrimaryCtxReset_v2},
+	{"cuStreamDestroy", (void *)shim_cuStreamDestroy},
+	{"cuStreamDestroy_v2", (void *)shim_cuStreamDestroy_v2},
 };
 #define NWRAPPED (sizeof wrapped / sizeof wrapped[0])
 

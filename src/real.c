@@ -51,7 +51,7 @@ static struct library cublaslt = {
 	"BF16SHIM_CUBLASLT", cublaslt_names, sizeof cublaslt_names / sizeof cublaslt_names[0],
 	(void **)&real_lt, "not found"};
 
-/* The runtime, only for the calls we stand in for (lookup.c, context.c). */
+/* The runtime, only for the calls we stand in for (lookup.c, lifetime.c). */
 static const char *const cudart_names[] = {
 #define X(name) #name,
 	REAL_CUDART_SYMBOLS(X)

@@ -130,6 +130,7 @@ const struct real_driver *real_driver(void);
 #define REAL_CUDART_SYMBOLS(X)                                                             \
 	X(cudaDeviceReset)                                                                 \
 	X(cudaGetDevice)                                                                   \
+	X(cudaStreamDestroy)                                                               \
 	X(cudaGetDriverEntryPoint)                                                         \
 	X(cudaGetDriverEntryPointByVersion)
 enum real_cudart_sym {

@@ -147,3 +147,19 @@ void workspace_forget_context(abi_context ctx)
 		}
 	pthread_mutex_unlock(&lock);
 }
+
+void workspace_forget_stream(abi_stream stream)
+{
+	abi_devptr gone[MAX_ENTRIES];
+	int n = 0;
+
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_ENTRIES; i++)
+		if (entries[i].bytes && entries[i].stream == stream && !entries[i].in_use) {
+			gone[n++] = entries[i].ptr;
+			memset(&entries[i], 0, sizeof entries[i]);
+		}
+	pthread_mutex_unlock(&lock);
+	for (int i = 0; i < n; i++)
+		free_on(stream, gone[i]);
+}

@@ -22,5 +22,8 @@ void workspace_release(struct ws_lease *lease);
 /* The context is gone (reset or destroyed): its buffers went with it, and its handle may
  * come back for a new context.  Drops them without freeing. */
 void workspace_forget_context(abi_context ctx);
+/* The stream is about to be destroyed: its buffer is freed in stream order (after the
+ * work queued on it) and the entry dropped, unless a lease on it is still out. */
+void workspace_forget_stream(abi_stream stream);
 
 #endif

@@ -1,9 +1,9 @@
 /* Exported CUDA driver and runtime entry points: those that load device code (ptxload.c),
- * the lookups that hand out driver functions (lookup.c) and those that end a context
- * (context.c), each a one-line forward. */
+ * the lookups that hand out driver functions (lookup.c) and those that end a context or a
+ * stream (lifetime.c), each a one-line forward. */
 #define _GNU_SOURCE
 
-#include "../context.h"
+#include "../lifetime.h"
 #include "../lookup.h"
 #include "../ptxload.h"
 
@@ -90,4 +90,19 @@ EXPORT abi_result cuDevicePrimaryCtxReset_v2(abi_device dev)
 EXPORT int cudaDeviceReset(void)
 {
 	return shim_cudaDeviceReset();
+}
+
+EXPORT abi_result cuStreamDestroy(abi_stream stream)
+{
+	return shim_cuStreamDestroy(stream);
+}
+
+EXPORT abi_result cuStreamDestroy_v2(abi_stream stream)
+{
+	return shim_cuStreamDestroy_v2(stream);
+}
+
+EXPORT int cudaStreamDestroy(abi_stream stream)
+{
+	return shim_cudaStreamDestroy(stream);
 }

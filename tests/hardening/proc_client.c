@@ -8,6 +8,9 @@
  *                (the shim's cached scratch and kernels died with the context)
  *   reset-driver N  the same through cuDevicePrimaryCtxReset, fetched from the runtime's
  *                driver entry-point lookup as CUDA 12+ programs do
+ *   streams N    N streams, four alive at a time, a bf16 GEMM on each, each destroyed
+ *                without a synchronisation; the shim must give a stream's scratch back
+ *                (device memory kept at the end: no more than with the first four)
  * Exit 0 iff the property held. */
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,6 +110,40 @@ int main(int argc, char **argv)
 			    gm_run(&g[i], h) != CUBLAS_STATUS_SUCCESS)
 				return 1;
 		return 0; /* no synchronisation, no destroy: the process just ends */
+	}
+	if (!strcmp(argv[1], "streams") && argc > 2) {
+		/* Four streams live at a time (a new one before the oldest goes), so that
+		 * handles are not simply reused one after the other. */
+		cudaStream_t live[4] = {0};
+		size_t free0 = 0, free1, total;
+		struct gm g;
+		int n = atoi(argv[2]);
+		if (!gm_make(&g, 64, 48, 40, CUBLAS_OP_N, CUBLAS_OP_T, CUDA_R_16BF, CUDA_R_16BF, 77))
+			return 2;
+		for (int i = 0; i < n; i++) {
+			cudaStream_t fresh, *slot = &live[i % 4];
+			if (cudaStreamCreate(&fresh) || (*slot && cudaStreamDestroy(*slot)))
+				return 1;
+			*slot = fresh;
+			if (cublasSetStream(h, fresh) || gm_run(&g, h) != CUBLAS_STATUS_SUCCESS)
+				return 1;
+			if (i == 3) { /* four streams' scratch: what is kept at most */
+				cudaDeviceSynchronize();
+				cudaMemGetInfo(&free0, &total);
+			}
+		}
+		cublasSetStream(h, 0);
+		cudaDeviceSynchronize();
+		cudaMemGetInfo(&free1, &total);
+		if (free1 < free0 || gm_check(&g, "gemm on the last stream")) {
+			fprintf(stderr, "%d streams: %zu bytes more device memory kept than with 4\n",
+				n, free1 < free0 ? free0 - free1 : 0);
+			return 1;
+		}
+		for (int i = 0; i < 4; i++)
+			cudaStreamDestroy(live[i]);
+		gm_free(&g);
+		return 0;
 	}
 	if (!strncmp(argv[1], "reset", 5) && argc > 2) {
 		int (*primary_reset)(int) = NULL;

@@ -1,12 +1,14 @@
-/* Contexts that end under the shim.  A device reset or a destroyed context takes our
+/* Contexts and streams that end under the shim.  A device reset or a destroyed context takes our
  * kernels and scratch with it, and the next context may well have the same handle: the
  * primary context keeps its handle across cudaDeviceReset.  Caches keyed by the handle
  * would then hand out dead modules and freed memory, so the calls that end a context are
  * wrapped and the caches forget it once the real call has succeeded.  A process that never
- * had our kernels loaded only pays the forwarding. */
+ * had our kernels loaded only pays the forwarding.
+ * A destroyed stream's scratch is given back stream-ordered before the stream goes: its
+ * pending work may still use it, and a later stream with the same handle must not. */
 #define _GNU_SOURCE
 
-#include "context.h"
+#include "lifetime.h"
 #include "module.h"
 #include "real.h"
 #include "workspace.h"
@@ -107,4 +109,38 @@ int shim_cudaDeviceReset(void)
 	if (r == 0 && ctx)
 		forget(ctx);
 	return r;
+}
+
+typedef abi_result (*stream_fn)(abi_stream);
+
+static abi_result stream_destroy(const char *name, abi_stream stream)
+{
+	stream_fn real = (stream_fn)real_driver_dlsym(name);
+
+	if (!real)
+		return NO_DRIVER;
+	if (stream && module_any_loaded())
+		workspace_forget_stream(stream);
+	return real(stream);
+}
+
+abi_result shim_cuStreamDestroy(abi_stream stream)
+{
+	return stream_destroy("cuStreamDestroy", stream);
+}
+
+abi_result shim_cuStreamDestroy_v2(abi_stream stream)
+{
+	return stream_destroy("cuStreamDestroy_v2", stream);
+}
+
+int shim_cudaStreamDestroy(abi_stream stream)
+{
+	int (*destroy)(abi_stream) = (int (*)(abi_stream))real_cudart(SYM_cudaStreamDestroy);
+
+	if (!destroy)
+		return NO_RUNTIME;
+	if (stream && module_any_loaded())
+		workspace_forget_stream(stream);
+	return destroy(stream);
 }
