@@ -81,15 +81,20 @@ void *deepbind_open(const char *file, int mode, const void *caller)
 
 	if (!real && !(real = deepbind_find_real()))
 		return NULL;
-	if (file && !strchr(file, '/')) {
-		/* Already loaded (by soname or name): that object, as the real dlopen does. */
-		h = real(file, mode | RTLD_NOLOAD);
-		if (!h && search_as_caller(caller, file, path, sizeof path))
-			h = real(path, mode);
-	}
+	/* $ORIGIN and friends expand against the caller, which we would be: not ours to
+	 * check.  (A NULL file is the main program.) */
+	if (!file || strchr(file, '$'))
+		return real(file, mode);
+	/* Already loaded (by soname or name): that object, as the real dlopen does, and
+	 * DEEPBIND does not apply to it, so there is nothing to warn about. */
+	h = real(file, mode | RTLD_NOLOAD);
+	if (h)
+		return h;
+	if (!strchr(file, '/') && search_as_caller(caller, file, path, sizeof path))
+		h = real(path, mode);
 	if (!h)
 		h = real(file, mode);
-	if (h && file)
+	if (h)
 		warn_if_bypassed(h, file);
 	return h;
 }

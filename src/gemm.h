@@ -61,6 +61,8 @@ enum shim_fast_bit {
 	SHIM_FAST_PASS_ALL = 2,  /* BF16SHIM_MODE=off */
 	SHIM_FAST_VERDICTS = 4,  /* cuBLAS: a configuration once needed a retry (verdict.h) */
 };
+/* The cuBLASLt word holds READY and PASS_ALL only: the x86-64 fast path of cublasLtMatmul
+ * (exports/cublaslt.c) compares it with 1 and 3, and a new bit there must change it. */
 extern unsigned shim_fast_gemm, shim_fast_lt;
 extern void *real_cublas_fn[SYM_CUBLAS_COUNT];
 

@@ -7,6 +7,7 @@
  * A destroyed stream's scratch is given back stream-ordered before the stream goes: its
  * pending work may still use it, and a later stream with the same handle must not. */
 #define _GNU_SOURCE
+#include <stdint.h>
 
 #include "lifetime.h"
 #include "module.h"
@@ -94,10 +95,10 @@ abi_result shim_cuDevicePrimaryCtxReset_v2(abi_device dev)
 
 /* The runtime resets its current device's primary context through its own driver table,
  * out of our sight: the runtime call itself is what we see. */
-int shim_cudaDeviceReset(void)
+int shim_cudaDeviceReset(const void *caller)
 {
-	int (*reset)(void) = (int (*)(void))real_cudart(SYM_cudaDeviceReset);
-	int (*get_device)(int *) = (int (*)(int *))real_cudart(SYM_cudaGetDevice);
+	int (*reset)(void) = (int (*)(void))real_cudart(caller, SYM_cudaDeviceReset);
+	int (*get_device)(int *) = (int (*)(int *))real_cudart(caller, SYM_cudaGetDevice);
 	abi_context ctx = NULL;
 	int dev, r;
 
@@ -113,13 +114,20 @@ int shim_cudaDeviceReset(void)
 
 typedef abi_result (*stream_fn)(abi_stream);
 
+/* A stream of the application's own: not NULL, CU_STREAM_LEGACY (1) or
+ * CU_STREAM_PER_THREAD (2), which every context shares and nobody destroys. */
+static int own_stream(abi_stream stream)
+{
+	return (uintptr_t)stream > 2;
+}
+
 static abi_result stream_destroy(const char *name, abi_stream stream)
 {
 	stream_fn real = (stream_fn)real_driver_dlsym(name);
 
 	if (!real)
 		return NO_DRIVER;
-	if (stream && module_any_loaded())
+	if (own_stream(stream) && module_any_loaded())
 		workspace_forget_stream(stream);
 	return real(stream);
 }
@@ -134,13 +142,14 @@ abi_result shim_cuStreamDestroy_v2(abi_stream stream)
 	return stream_destroy("cuStreamDestroy_v2", stream);
 }
 
-int shim_cudaStreamDestroy(abi_stream stream)
+int shim_cudaStreamDestroy(abi_stream stream, const void *caller)
 {
-	int (*destroy)(abi_stream) = (int (*)(abi_stream))real_cudart(SYM_cudaStreamDestroy);
+	int (*destroy)(abi_stream) =
+		(int (*)(abi_stream))real_cudart(caller, SYM_cudaStreamDestroy);
 
 	if (!destroy)
 		return NO_RUNTIME;
-	if (stream && module_any_loaded())
+	if (own_stream(stream) && module_any_loaded())
 		workspace_forget_stream(stream);
 	return destroy(stream);
 }

@@ -72,9 +72,9 @@ typedef int (*entry_point_by_version_fn)(const char *, void **, unsigned, unsign
 					 int *);
 
 int shim_cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
-				 int *status)
+				 int *status, const void *caller)
 {
-	entry_point_fn real = (entry_point_fn)real_cudart(SYM_cudaGetDriverEntryPoint);
+	entry_point_fn real = (entry_point_fn)real_cudart(caller, SYM_cudaGetDriverEntryPoint);
 	int r = real ? real(symbol, fn, flags, status) : 3; /* cudaErrorInitializationError */
 	if (r == 0 && fn)
 		*fn = lookup_substitute(*fn);
@@ -82,10 +82,11 @@ int shim_cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long lo
 }
 
 int shim_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned version,
-					  unsigned long long flags, int *status)
+					  unsigned long long flags, int *status,
+					  const void *caller)
 {
-	entry_point_by_version_fn real =
-		(entry_point_by_version_fn)real_cudart(SYM_cudaGetDriverEntryPointByVersion);
+	entry_point_by_version_fn real = (entry_point_by_version_fn)real_cudart(
+		caller, SYM_cudaGetDriverEntryPointByVersion);
 	int r = real ? real(symbol, fn, version, flags, status) : 3;
 	if (r == 0 && fn)
 		*fn = lookup_substitute(*fn);

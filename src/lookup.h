@@ -15,9 +15,11 @@ abi_result shim_cuGetProcAddress(const char *symbol, void **pfn, int version,
 				 unsigned long long flags);
 /* CUDA 12 forms (CUDA 11's cudaGetDriverEntryPoint has no status argument; a caller of that
  * form leaves the register unused: we only pass it on). */
+/* caller: the return address of the exported function (real_cudart). */
 int shim_cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
-				 int *status);
+				 int *status, const void *caller);
 int shim_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned version,
-					  unsigned long long flags, int *status);
+					  unsigned long long flags, int *status,
+					  const void *caller);
 
 #endif

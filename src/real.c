@@ -1,6 +1,7 @@
 /* Finding the real libraries.  Order (preampere.md, "Interposition facts"): the sonames
  * (cuBLAS, cuBLASLt) with RTLD_NOLOAD (works when a Python extension loaded them RTLD_LOCAL,
- * where RTLD_NEXT finds nothing), then RTLD_NEXT, then every loaded object.  Never RTLD_DEFAULT:
+ * where RTLD_NEXT finds nothing), then RTLD_NEXT, then every loaded object by file name,
+ * then by what it defines (a renamed copy).  Never RTLD_DEFAULT:
  * it finds the shim itself.  A named override (BF16SHIM_CUBLAS, BF16SHIM_CUBLASLT) comes
  * first. */
 #define _GNU_SOURCE
@@ -61,18 +62,40 @@ static void *real_cudart_fn[SYM_CUDART_COUNT];
 static struct library cudart = {
 	{"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}, "libcudart.so", NULL,
 	cudart_names, SYM_CUDART_COUNT, real_cudart_fn, "not found"};
-static pthread_once_t cudart_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t cudart_lock = PTHREAD_MUTEX_INITIALIZER;
+static int cudart_found;
 
 static int find_library(struct library *l, const char *override);
+static int is_ours(void *fn);
 
-static void find_cudart(void)
-{
-	find_library(&cudart, NULL);
-}
 
-void *real_cudart(enum real_cudart_sym sym)
+void *real_cudart(const void *caller, enum real_cudart_sym sym)
 {
-	pthread_once(&cudart_once, find_cudart);
+	struct link_map *lm = NULL;
+	Dl_info where;
+	void *fn = NULL;
+
+	/* dlsym on the caller's own object searches it and its dependencies, never the
+	 * preloaded shim; for the main program (empty name) that would be the global scope,
+	 * where we are first, so it falls to the finder. */
+	if (caller && dladdr1(caller, &where, (void **)&lm, RTLD_DL_LINKMAP) && lm &&
+	    lm->l_name && lm->l_name[0]) {
+		void *self = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+		if (self) {
+			fn = dlsym(self, cudart_names[sym]);
+			dlclose(self);
+		}
+		dlerror(); /* a miss must not show through the caller's dlerror() */
+		if (is_ours(fn))
+			fn = NULL;
+	}
+	if (fn)
+		return fn;
+	/* Looked for again until found: the runtime may be loaded after our first look. */
+	pthread_mutex_lock(&cudart_lock);
+	if (!cudart_found)
+		cudart_found = find_library(&cudart, NULL);
+	pthread_mutex_unlock(&cudart_lock);
 	return real_cudart_fn[sym];
 }
 
@@ -116,6 +139,7 @@ static int take_from(struct library *l, void *lib, const char *origin)
 struct phdr_search {
 	const char *prefix;
 	char path[512];
+	const char *defines;  /* else: the first object that defines this symbol itself */
 };
 
 static int find_loaded(struct dl_phdr_info *info, size_t size, void *data)
@@ -125,17 +149,30 @@ static int find_loaded(struct dl_phdr_info *info, size_t size, void *data)
 
 	(void)size;
 	base = base ? base + 1 : info->dlpi_name;
-	if (strncmp(base, s->prefix, strlen(s->prefix)) == 0 &&
-	    strlen(info->dlpi_name) < sizeof s->path) {
-		strcpy(s->path, info->dlpi_name);
-		return 1;
+	if (strlen(info->dlpi_name) >= sizeof s->path || !*info->dlpi_name)
+		return 0;
+	if (s->defines) {
+		/* A renamed copy (wheels rename vendor libraries): its own definition, not
+		 * one of its dependencies', and not ours. */
+		void *lib = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+		void *fn = lib ? dlsym(lib, s->defines) : NULL;
+		Dl_info where;
+		int own = fn && !is_ours(fn) && dladdr(fn, &where) &&
+			  (uintptr_t)where.dli_fbase == (uintptr_t)info->dlpi_addr;
+		if (lib)
+			dlclose(lib);
+		if (!own)
+			return 0;
+	} else if (strncmp(base, s->prefix, strlen(s->prefix)) != 0) {
+		return 0;
 	}
-	return 0;
+	strcpy(s->path, info->dlpi_name);
+	return 1;
 }
 
-static int find_library(struct library *l, const char *override)
+static int search_library(struct library *l, const char *override)
 {
-	struct phdr_search s = {l->prefix, {0}};
+	struct phdr_search s = {l->prefix, {0}, NULL};
 	void *lib;
 
 	if (override && *override) {
@@ -157,12 +194,22 @@ static int find_library(struct library *l, const char *override)
 	}
 	if (take_from(l, RTLD_NEXT, "RTLD_NEXT"))
 		return 1;
-	if (dl_iterate_phdr(find_loaded, &s)) {
-		lib = dlopen(s.path, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-		if (lib && take_from(l, lib, "loaded objects"))
-			return 1;
+	for (int by_definition = 0; by_definition < 2; by_definition++) {
+		s.defines = by_definition ? l->names[0] : NULL;
+		if (dl_iterate_phdr(find_loaded, &s)) {
+			lib = dlopen(s.path, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+			if (lib && take_from(l, lib, "loaded objects"))
+				return 1;
+		}
 	}
 	return 0;
+}
+
+static int find_library(struct library *l, const char *override)
+{
+	int found = search_library(l, override);
+	dlerror(); /* our misses must not show through the application's dlerror() */
+	return found;
 }
 
 typedef abi_result (*get_proc_v2)(const char *, void **, int, uint64_t, int *);

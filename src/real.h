@@ -139,7 +139,10 @@ enum real_cudart_sym {
 #undef X
 	SYM_CUDART_COUNT
 };
-void *real_cudart(enum real_cudart_sym sym);
+/* As the code at caller (a return address) would reach it: its own libcudart, whatever that
+ * file is called (wheels rename it), else the one the shared finder found.  A process may
+ * hold several runtimes; each caller's call must go to its own. */
+void *real_cudart(const void *caller, enum real_cudart_sym sym);
 /* A driver symbol by its exact (versioned) name, from the driver's own handle. */
 void *real_driver_dlsym(const char *name);
 /* The real cuGetProcAddress, whichever form the driver has; its status is returned. */

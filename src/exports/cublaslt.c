@@ -45,7 +45,7 @@ static abi_status matmul_slow MATMUL_PARAMS
 						       workspace_bytes, stream});
 }
 
-#if defined(__x86_64__) && !defined(BF16SHIM_PORTABLE_EXPORTS)
+#if defined(__x86_64__) && defined(__LP64__) && !defined(BF16SHIM_PORTABLE_EXPORTS)
 /* cuBLAS calls cublasLtMatmul inside every GEMM, so its pass-through is written out: the
  * checks of lt_fast_pass(), then a jump to the real function with the arguments untouched,
  * or to matmul_slow.  For any C tail call with stack arguments gcc (12) loads and stores

@@ -1,6 +1,7 @@
 /* Exported CUDA driver and runtime entry points: those that load device code (ptxload.c),
  * the lookups that hand out driver functions (lookup.c) and those that end a context or a
- * stream (lifetime.c), each a one-line forward. */
+ * stream (lifetime.c), each a one-line forward.  The runtime's pass their caller on: a
+ * process may hold several runtimes, and each call goes to the caller's own. */
 #define _GNU_SOURCE
 
 #include "../lifetime.h"
@@ -58,13 +59,15 @@ EXPORT abi_result cuGetProcAddress(const char *symbol, void **pfn, int version,
 EXPORT int cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
 				   int *status)
 {
-	return shim_cudaGetDriverEntryPoint(symbol, fn, flags, status);
+	return shim_cudaGetDriverEntryPoint(symbol, fn, flags, status,
+					    __builtin_return_address(0));
 }
 
 EXPORT int cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned version,
 					    unsigned long long flags, int *status)
 {
-	return shim_cudaGetDriverEntryPointByVersion(symbol, fn, version, flags, status);
+	return shim_cudaGetDriverEntryPointByVersion(symbol, fn, version, flags, status,
+						     __builtin_return_address(0));
 }
 
 EXPORT abi_result cuCtxDestroy(abi_context ctx)
@@ -89,7 +92,7 @@ EXPORT abi_result cuDevicePrimaryCtxReset_v2(abi_device dev)
 
 EXPORT int cudaDeviceReset(void)
 {
-	return shim_cudaDeviceReset();
+	return shim_cudaDeviceReset(__builtin_return_address(0));
 }
 
 EXPORT abi_result cuStreamDestroy(abi_stream stream)
@@ -104,5 +107,5 @@ EXPORT abi_result cuStreamDestroy_v2(abi_stream stream)
 
 EXPORT int cudaStreamDestroy(abi_stream stream)
 {
-	return shim_cudaStreamDestroy(stream);
+	return shim_cudaStreamDestroy(stream, __builtin_return_address(0));
 }

@@ -10,12 +10,23 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+#if defined(__has_attribute)
+#if __has_attribute(musttail)
+#define TAIL __attribute__((musttail))  /* clang, gcc 15: an error if it cannot be done */
+#endif
+#endif
+#ifndef TAIL
+#define TAIL
+#endif
+/* gcc before 15: ask for sibling calls, and keep the instrumentation that would follow the
+ * call out (--coverage, -finstrument-functions); tests/shim's dlopen_tail_test.sh checks
+ * the built library ends the forwarding path with a jump. */
 #if defined(__clang__)
-#define TAIL __attribute__((musttail))
 #define SIBCALLS
 #else
-#define TAIL
-#define SIBCALLS __attribute__((optimize("O2", "optimize-sibling-calls")))
+#define SIBCALLS                                                                           \
+	__attribute__((optimize("O2", "optimize-sibling-calls"), no_instrument_function,  \
+		       no_profile_instrument_function))
 #endif
 
 EXPORT SIBCALLS void *dlopen(const char *file, int mode)
