@@ -28,25 +28,51 @@ dlopen_fn deepbind_find_real(void)
 	return f;
 }
 
-/* The path the caller's search list finds for a bare name, or 0. */
-static int search_as_caller(const void *caller, const char *file, char *out, size_t cap)
+/* The search list of the object containing addr (caller-allocated with malloc), or NULL. */
+static Dl_serinfo *search_list(const void *addr)
 {
 	struct link_map *lm = NULL;
 	Dl_serinfo size, *info;
 	Dl_info where;
-	int found = 0;
 
-	if (!caller || !dladdr1(caller, &where, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
-		return 0;
-	if (dlinfo(lm, RTLD_DI_SERINFOSIZE, &size) != 0 || !(info = malloc(size.dls_size)))
-		return 0;
+	if (!addr || !dladdr1(addr, &where, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
+	    dlinfo(lm, RTLD_DI_SERINFOSIZE, &size) != 0 || !(info = malloc(size.dls_size)))
+		return NULL;
 	*info = size;
-	if (dlinfo(lm, RTLD_DI_SERINFO, info) == 0)
-		for (unsigned i = 0; i < info->dls_cnt && !found; i++) {
-			int n = snprintf(out, cap, "%s/%s", info->dls_serpath[i].dls_name, file);
-			found = n > 0 && (size_t)n < cap && access(out, F_OK) == 0;
-		}
-	free(info);
+	if (dlinfo(lm, RTLD_DI_SERINFO, info) != 0) {
+		free(info);
+		return NULL;
+	}
+	return info;
+}
+
+static int listed(const Dl_serinfo *list, const char *dir)
+{
+	for (unsigned i = 0; list && i < list->dls_cnt; i++)
+		if (strcmp(list->dls_serpath[i].dls_name, dir) == 0)
+			return 1;
+	return 0;
+}
+
+/* The path the caller's own search finds for a bare name, or 0.  The caller's list is
+ * RPATH, LD_LIBRARY_PATH, RUNPATH, then the default folders; ld.so's cache comes before
+ * those defaults but is in no list.  So only the part up to the caller's last folder of
+ * its own (one not in our list, which has no RPATH or RUNPATH) is searched here, in
+ * order; the rest is the real dlopen's, from our side, where it is the same. */
+static int search_as_caller(const void *caller, const char *file, char *out, size_t cap)
+{
+	Dl_serinfo *theirs = search_list(caller), *ours = search_list((void *)search_list);
+	int last = -1, found = 0;
+
+	for (int i = 0; theirs && i < (int)theirs->dls_cnt; i++)
+		if (!listed(ours, theirs->dls_serpath[i].dls_name))
+			last = i;
+	for (int i = 0; i <= last && !found; i++) {
+		int n = snprintf(out, cap, "%s/%s", theirs->dls_serpath[i].dls_name, file);
+		found = n > 0 && (size_t)n < cap && access(out, F_OK) == 0;
+	}
+	free(theirs);
+	free(ours);
 	return found;
 }
 

@@ -1,15 +1,17 @@
-/* Contexts and streams that end under the shim.  A device reset or a destroyed context takes our
- * kernels and scratch with it, and the next context may well have the same handle: the
- * primary context keeps its handle across cudaDeviceReset.  Caches keyed by the handle
- * would then hand out dead modules and freed memory, so the calls that end a context are
- * wrapped and the caches forget it once the real call has succeeded.  A process that never
- * had our kernels loaded only pays the forwarding.
+/* Contexts and streams that end under the shim.  A device reset or a destroyed context
+ * takes our kernels and scratch with it, and the next context may well have the same
+ * handle: the primary context keeps its handle across cudaDeviceReset.  Caches keyed by
+ * the handle would then hand out dead modules and freed memory, so the calls that end a
+ * context are wrapped: the context's scratch is given back before the real call, its
+ * kernels forgotten once the call has succeeded.  A process that never had our kernels
+ * loaded only pays the forwarding.
  * A destroyed stream's scratch is given back stream-ordered before the stream goes: its
  * pending work may still use it, and a later stream with the same handle must not. */
 #define _GNU_SOURCE
 #include <stdint.h>
 
 #include "lifetime.h"
+#include "lookup.h"
 #include "module.h"
 #include "real.h"
 #include "workspace.h"
@@ -18,10 +20,18 @@
 #define NO_DRIVER 3
 #define NO_RUNTIME 3
 
-static void forget(abi_context ctx)
+/* Scratch is given back before the context ends (while it can be); the kernels are
+ * forgotten once it has (the driver unloads them). */
+static void before_end(abi_context ctx)
 {
-	module_forget_context(ctx);
-	workspace_forget_context(ctx);
+	if (ctx)
+		workspace_forget_context(ctx);
+}
+
+static void after_end(abi_context ctx)
+{
+	if (ctx)
+		module_forget_context(ctx);
 }
 
 /* The device's primary context if it is active, its reference count left as it was. */
@@ -44,53 +54,55 @@ static abi_context primary_of(abi_device dev)
 typedef abi_result (*ctx_fn)(abi_context);
 typedef abi_result (*dev_fn)(abi_device);
 
-/* name: the exact driver symbol the caller meant (legacy or _v2). */
-static abi_result ctx_destroy(const char *name, abi_context ctx)
+/* ours: the wrapper called, whose real function (legacy or _v2) is the one meant. */
+static abi_result ctx_destroy(void *ours, abi_context ctx)
 {
-	ctx_fn real = (ctx_fn)real_driver_dlsym(name);
+	ctx_fn real = (ctx_fn)lookup_real(ours);
 	abi_result r;
 
 	if (!real)
 		return NO_DRIVER;
+	before_end(ctx);
 	r = real(ctx);
-	if (r == ABI_CUDA_SUCCESS && ctx)
-		forget(ctx);
+	if (r == ABI_CUDA_SUCCESS)
+		after_end(ctx);
 	return r;
 }
 
-static abi_result primary_reset(const char *name, abi_device dev)
+static abi_result primary_reset(void *ours, abi_device dev)
 {
-	dev_fn real = (dev_fn)real_driver_dlsym(name);
+	dev_fn real = (dev_fn)lookup_real(ours);
 	abi_context ctx;
 	abi_result r;
 
 	if (!real)
 		return NO_DRIVER;
 	ctx = module_any_loaded() ? primary_of(dev) : NULL;
+	before_end(ctx);
 	r = real(dev);
-	if (r == ABI_CUDA_SUCCESS && ctx)
-		forget(ctx);
+	if (r == ABI_CUDA_SUCCESS)
+		after_end(ctx);
 	return r;
 }
 
 abi_result shim_cuCtxDestroy(abi_context ctx)
 {
-	return ctx_destroy("cuCtxDestroy", ctx);
+	return ctx_destroy((void *)shim_cuCtxDestroy, ctx);
 }
 
 abi_result shim_cuCtxDestroy_v2(abi_context ctx)
 {
-	return ctx_destroy("cuCtxDestroy_v2", ctx);
+	return ctx_destroy((void *)shim_cuCtxDestroy_v2, ctx);
 }
 
 abi_result shim_cuDevicePrimaryCtxReset(abi_device dev)
 {
-	return primary_reset("cuDevicePrimaryCtxReset", dev);
+	return primary_reset((void *)shim_cuDevicePrimaryCtxReset, dev);
 }
 
 abi_result shim_cuDevicePrimaryCtxReset_v2(abi_device dev)
 {
-	return primary_reset("cuDevicePrimaryCtxReset_v2", dev);
+	return primary_reset((void *)shim_cuDevicePrimaryCtxReset_v2, dev);
 }
 
 /* The runtime resets its current device's primary context through its own driver table,
@@ -106,9 +118,10 @@ int shim_cudaDeviceReset(const void *caller)
 		return NO_RUNTIME;
 	if (module_any_loaded() && get_device && get_device(&dev) == 0)
 		ctx = primary_of(dev);
+	before_end(ctx);
 	r = reset();
-	if (r == 0 && ctx)
-		forget(ctx);
+	if (r == 0)
+		after_end(ctx);
 	return r;
 }
 
@@ -121,9 +134,9 @@ static int own_stream(abi_stream stream)
 	return (uintptr_t)stream > 2;
 }
 
-static abi_result stream_destroy(const char *name, abi_stream stream)
+static abi_result stream_destroy(void *ours, abi_stream stream)
 {
-	stream_fn real = (stream_fn)real_driver_dlsym(name);
+	stream_fn real = (stream_fn)lookup_real(ours);
 
 	if (!real)
 		return NO_DRIVER;
@@ -134,12 +147,12 @@ static abi_result stream_destroy(const char *name, abi_stream stream)
 
 abi_result shim_cuStreamDestroy(abi_stream stream)
 {
-	return stream_destroy("cuStreamDestroy", stream);
+	return stream_destroy((void *)shim_cuStreamDestroy, stream);
 }
 
 abi_result shim_cuStreamDestroy_v2(abi_stream stream)
 {
-	return stream_destroy("cuStreamDestroy_v2", stream);
+	return stream_destroy((void *)shim_cuStreamDestroy_v2, stream);
 }
 
 int shim_cudaStreamDestroy(abi_stream stream, const void *caller)

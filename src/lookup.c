@@ -4,6 +4,7 @@
  * cuCtxDestroy or cuCtxDestroy_v2) is always the one asked for. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "lifetime.h"
@@ -34,21 +35,41 @@ static const struct {
 #define NWRAPPED (sizeof wrapped / sizeof wrapped[0])
 
 static void *real_of[NWRAPPED];
-static pthread_once_t real_of_once = PTHREAD_ONCE_INIT;
+static atomic_int reals_found;
+static pthread_mutex_t reals_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Until the driver is there to answer (real.c looks for it again too). */
 static void find_reals(void)
 {
-	for (size_t i = 0; i < NWRAPPED; i++)
-		real_of[i] = real_driver_dlsym(wrapped[i].name);
+	if (atomic_load_explicit(&reals_found, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&reals_lock);
+	if (!atomic_load_explicit(&reals_found, memory_order_relaxed)) {
+		int any = 0;
+		for (size_t i = 0; i < NWRAPPED; i++)
+			any |= (real_of[i] = real_driver_dlsym(wrapped[i].name)) != NULL;
+		if (any)
+			atomic_store_explicit(&reals_found, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&reals_lock);
 }
 
 void *lookup_substitute(void *real_fn)
 {
-	pthread_once(&real_of_once, find_reals);
+	find_reals();
 	for (size_t i = 0; real_fn && i < NWRAPPED; i++)
 		if (real_of[i] == real_fn)
 			return wrapped[i].fn;
 	return real_fn;
+}
+
+void *lookup_real(void *ours)
+{
+	find_reals();
+	for (size_t i = 0; i < NWRAPPED; i++)
+		if (wrapped[i].fn == ours)
+			return real_of[i];
+	return NULL;
 }
 
 abi_result shim_cuGetProcAddress_v2(const char *symbol, void **pfn, int version,

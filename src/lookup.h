@@ -8,6 +8,8 @@
 
 /* Our wrapper if real_fn is a driver function we stand in for, else real_fn itself. */
 void *lookup_substitute(void *real_fn);
+/* The real driver function that our wrapper `ours` stands in for (NULL if none). */
+void *lookup_real(void *ours);
 
 abi_result shim_cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
 				    unsigned long long flags, int *status);

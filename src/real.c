@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "config.h"
@@ -248,13 +249,29 @@ static void find_driver(void)
 #undef X
 }
 
-static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
+/* Looked for again until found: a process may load the driver after our first look (the
+ * runtime loads it on its first call).  Found, it is never looked for again: one load. */
+static atomic_int driver_found;
+static pthread_mutex_t driver_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void ensure_driver(void)
+{
+	if (atomic_load_explicit(&driver_found, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&driver_lock);
+	if (!atomic_load_explicit(&driver_found, memory_order_relaxed)) {
+		find_driver();
+		if (driver_lib)
+			atomic_store_explicit(&driver_found, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&driver_lock);
+}
 
 static void init(void)
 {
 	const struct shim_config *cfg = shim_config();
 
-	pthread_once(&driver_once, find_driver);
+	ensure_driver();
 	if (!find_library(&cublas, cfg->cublas_path)) {
 		shim_log(LOG_ERROR, LOG_BY_VENDOR,
 			 "cannot find the real cuBLAS; GEMM calls will fail (set BF16SHIM_CUBLAS)");
@@ -266,7 +283,7 @@ static void init(void)
 
 static void lt_init(void)
 {
-	pthread_once(&driver_once, find_driver);
+	ensure_driver();
 	if (!find_library(&cublaslt, shim_config()->cublaslt_path)) {
 		shim_log(LOG_ERROR, LOG_BY_VENDOR, "cannot find the real cuBLASLt; cuBLASLt "
 			 "matmuls will fail (set BF16SHIM_CUBLASLT)");
@@ -301,20 +318,20 @@ void *real_cublas(enum real_cublas_sym sym)
 const struct real_driver *real_driver(void)
 {
 	/* The driver is found on its own: a process may load PTX without ever using cuBLAS. */
-	pthread_once(&driver_once, find_driver);
+	ensure_driver();
 	return &driver;
 }
 
 void *real_driver_dlsym(const char *name)
 {
-	pthread_once(&driver_once, find_driver);
+	ensure_driver();
 	return driver_lib ? dlsym(driver_lib, name) : NULL;
 }
 
 abi_result real_driver_lookup(const char *name, void **fn, int version, unsigned long long flags,
 			      int *status)
 {
-	pthread_once(&driver_once, find_driver);
+	ensure_driver();
 	if (driver_gp2)
 		return driver_gp2(name, fn, version, flags, status);
 	if (driver_gp1)

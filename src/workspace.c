@@ -137,15 +137,26 @@ void workspace_release(struct ws_lease *lease)
 
 void workspace_forget_context(abi_context ctx)
 {
+	const struct real_driver *drv = real_driver();
+	abi_devptr gone[MAX_ENTRIES];
+	int n = 0;
+
 	pthread_mutex_lock(&lock);
 	for (int i = 0; i < MAX_ENTRIES; i++)
 		if (entries[i].bytes && entries[i].ctx == ctx) {
+			if (!entries[i].in_use)
+				gone[n++] = entries[i].ptr;
 			/* in_use stays: a lease still out keeps the slot until it is released. */
 			entries[i].ctx = NULL;
 			entries[i].ptr = 0;
 			entries[i].bytes = 0;
 		}
 	pthread_mutex_unlock(&lock);
+	/* Stream-ordered allocations come from the device's pool, which need not go with the
+	 * context: given back here, while the context still lives (cuMemFree waits for the
+	 * work using them).  A failure only means the context took them along. */
+	for (int i = 0; i < n && drv->cuMemFree; i++)
+		drv->cuMemFree(gone[i]);
 }
 
 void workspace_forget_stream(abi_stream stream)

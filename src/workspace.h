@@ -19,8 +19,8 @@ struct ws_lease {
 /* bytes must not exceed the configured cap.  Returns 0 and sets *why on failure. */
 int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, const char **why);
 void workspace_release(struct ws_lease *lease);
-/* The context is gone (reset or destroyed): its buffers went with it, and its handle may
- * come back for a new context.  Drops them without freeing. */
+/* The context is about to end (reset or destroyed), and its handle may come back for a
+ * new context: its buffers are freed and dropped. */
 void workspace_forget_context(abi_context ctx);
 /* The stream is about to be destroyed: its buffer is freed in stream order (after the
  * work queued on it) and the entry dropped, unless a lease on it is still out. */
