@@ -3,8 +3,6 @@
  * signature goes back instead, so the variant (e.g. the 4- or 5-argument cuGetProcAddress,
  * cuCtxDestroy or cuCtxDestroy_v2) is always the one asked for. */
 #define _GNU_SOURCE
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 
 #include "lifetime.h"
@@ -35,23 +33,20 @@ static const struct {
 #define NWRAPPED (sizeof wrapped / sizeof wrapped[0])
 
 static void *real_of[NWRAPPED];
-static atomic_int reals_found;
-static pthread_mutex_t reals_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct retry_once reals_search = RETRY_ONCE_INIT;
 
-/* Until the driver is there to answer (real.c looks for it again too). */
+/* Found once the driver is there to answer. */
+static int search_reals(void)
+{
+	int any = 0;
+	for (size_t i = 0; i < NWRAPPED; i++)
+		any |= (real_of[i] = real_driver_dlsym(wrapped[i].name)) != NULL;
+	return any;
+}
+
 static void find_reals(void)
 {
-	if (atomic_load_explicit(&reals_found, memory_order_acquire))
-		return;
-	pthread_mutex_lock(&reals_lock);
-	if (!atomic_load_explicit(&reals_found, memory_order_relaxed)) {
-		int any = 0;
-		for (size_t i = 0; i < NWRAPPED; i++)
-			any |= (real_of[i] = real_driver_dlsym(wrapped[i].name)) != NULL;
-		if (any)
-			atomic_store_explicit(&reals_found, 1, memory_order_release);
-	}
-	pthread_mutex_unlock(&reals_lock);
+	retry_once(&reals_search, search_reals);
 }
 
 void *lookup_substitute(void *real_fn)

@@ -63,12 +63,15 @@ static void *real_cudart_fn[SYM_CUDART_COUNT];
 static struct library cudart = {
 	{"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}, "libcudart.so", NULL,
 	cudart_names, SYM_CUDART_COUNT, real_cudart_fn, "not found"};
-static pthread_mutex_t cudart_lock = PTHREAD_MUTEX_INITIALIZER;
-static int cudart_found;
+static struct retry_once cudart_search = RETRY_ONCE_INIT;
 
 static int find_library(struct library *l, const char *override);
 static int is_ours(void *fn);
 
+static int find_cudart(void)
+{
+	return find_library(&cudart, NULL);
+}
 
 void *real_cudart(const void *caller, enum real_cudart_sym sym)
 {
@@ -92,11 +95,7 @@ void *real_cudart(const void *caller, enum real_cudart_sym sym)
 	}
 	if (fn)
 		return fn;
-	/* Looked for again until found: the runtime may be loaded after our first look. */
-	pthread_mutex_lock(&cudart_lock);
-	if (!cudart_found)
-		cudart_found = find_library(&cudart, NULL);
-	pthread_mutex_unlock(&cudart_lock);
+	retry_once(&cudart_search, find_cudart);
 	return real_cudart_fn[sym];
 }
 
@@ -220,14 +219,14 @@ static get_proc_v2 driver_gp2;
 static get_proc_v1 driver_gp1;
 static void *driver_lib;
 
-static void find_driver(void)
+static int find_driver(void)
 {
 	void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
 	get_proc_v2 gp2;
 	get_proc_v1 gp1;
 
 	if (!lib)
-		return;
+		return 0;
 	/* dlsym on the driver's own handle: it never finds our exported wrappers. */
 	gp2 = (get_proc_v2)dlsym(lib, "cuGetProcAddress_v2");
 	gp1 = gp2 ? NULL : (get_proc_v1)dlsym(lib, "cuGetProcAddress");
@@ -247,24 +246,24 @@ static void find_driver(void)
 	}
 	REAL_DRIVER_SYMBOLS(X)
 #undef X
+	return 1;
 }
 
-/* Looked for again until found: a process may load the driver after our first look (the
- * runtime loads it on its first call).  Found, it is never looked for again: one load. */
-static atomic_int driver_found;
-static pthread_mutex_t driver_lock = PTHREAD_MUTEX_INITIALIZER;
+void retry_once(struct retry_once *r, int (*search)(void))
+{
+	if (atomic_load_explicit(&r->found, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (!atomic_load_explicit(&r->found, memory_order_relaxed) && search())
+		atomic_store_explicit(&r->found, 1, memory_order_release);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static struct retry_once driver_search = RETRY_ONCE_INIT;
 
 static void ensure_driver(void)
 {
-	if (atomic_load_explicit(&driver_found, memory_order_acquire))
-		return;
-	pthread_mutex_lock(&driver_lock);
-	if (!atomic_load_explicit(&driver_found, memory_order_relaxed)) {
-		find_driver();
-		if (driver_lib)
-			atomic_store_explicit(&driver_found, 1, memory_order_release);
-	}
-	pthread_mutex_unlock(&driver_lock);
+	retry_once(&driver_search, find_driver);
 }
 
 static void init(void)

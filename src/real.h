@@ -3,6 +3,8 @@
 #ifndef BF16SHIM_REAL_H
 #define BF16SHIM_REAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -115,6 +117,16 @@ struct real_driver {
 	abi_result (*cuDevicePrimaryCtxRetain)(abi_context *ctx, abi_device dev);
 	abi_result (*cuDevicePrimaryCtxRelease)(abi_device dev);
 };
+
+/* A search done again until it succeeds, then never: a process may load a vendor library
+ * after our first look (the runtime loads the driver on its first call).  Once found, a
+ * call costs one load. */
+struct retry_once {
+	atomic_int found;
+	pthread_mutex_t lock;
+};
+#define RETRY_ONCE_INIT {0, PTHREAD_MUTEX_INITIALIZER}
+void retry_once(struct retry_once *r, int (*search)(void));
 
 /* Resolves everything once; returns 0 if cuBLAS itself could not be found (every
  * intercepted call then fails with NOT_INITIALIZED, and the log says why). */
