@@ -1,13 +1,15 @@
 #!/bin/sh
-# Runs one fuzz target under clang's libFuzzer (with ASan and UBSan) for a bounded time, on a
-# copy of its seeds.  Skips (77) when clang or its libFuzzer runtime is missing.  The same
-# pattern as tests/ptx/fuzz_libfuzzer.sh, but the fuzzer's own exit status is the result.
-#   usage: fuzz_libfuzzer.sh TESTS_FUZZ_DIR SRC_DIR TARGET SECONDS [CORPUS_DIR]
-DIR=$1
-SRC=$2
-TARGET=$3
-SECONDS_=${4:-10}
-KEEP=$5
+# Runs a fuzz target under clang's libFuzzer (with ASan and UBSan) for a bounded time, on a
+# copy of its seeds: the planner and the settings parser (tests/fuzz) and the PTX lowering
+# pass (tests/ptx).  Skips (77) when clang or its libFuzzer runtime is missing; otherwise the
+# fuzzer's own status is the result (a crash is 1: libFuzzer's 77 would read as "skipped").
+#   usage: fuzz_libfuzzer.sh SECONDS MAX_LEN SEEDS CLANG_ARGUMENTS...
+#   SEEDS: ':'-separated folders (all their files) or file patterns (corpus/*.ptx)
+#   FUZZ_CORPUS: keep the corpus in that folder (a longer run by hand) instead of a temporary
+SECONDS_=$1
+MAX_LEN=$2
+SEEDS=$3
+shift 3
 CLANG=${CLANG:-$(command -v clang || echo none)}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -16,16 +18,15 @@ if [ "$CLANG" = none ] || ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsi
 	echo "clang with libFuzzer not found: skipped"
 	exit 77
 fi
-"$CLANG" -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-I"$SRC" -I"$DIR" "$DIR/fuzz_$TARGET.c" "$SRC/plan.c" "$SRC/config.c" "$SRC/log.c" \
-	-lpthread -o "$TMP/fuzz" || { echo "FAIL: build"; exit 1; }
-CORPUS=${KEEP:-$TMP/corpus}
+"$CLANG" -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "$@" \
+	-o "$TMP/fuzz" || { echo "FAIL: build"; exit 1; }
+CORPUS=${FUZZ_CORPUS:-$TMP/corpus}
 mkdir -p "$CORPUS"
-cp "$DIR/seeds_$TARGET"/* "$CORPUS/"
-# libFuzzer's own exit status for a crash is 77, which meson reads as "skipped": use 1.
-cd "$TMP" && ./fuzz -max_total_time="$SECONDS_" -max_len=4096 -print_final_stats=1 \
-	-error_exitcode=1 -timeout_exitcode=1 \
-	"$CORPUS" >"$TMP/log" 2>&1
+for seeds in $(echo "$SEEDS" | tr ':' ' '); do
+	if [ -d "$seeds" ]; then cp "$seeds"/* "$CORPUS/"; else cp $seeds "$CORPUS/"; fi
+done
+cd "$TMP" && ./fuzz -max_total_time="$SECONDS_" -max_len="$MAX_LEN" -print_final_stats=1 \
+	-error_exitcode=1 -timeout_exitcode=1 "$CORPUS" >"$TMP/log" 2>&1
 status=$?
 grep "invariant broken" "$TMP/log"
 tail -25 "$TMP/log"
