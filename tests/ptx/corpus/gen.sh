@@ -1,7 +1,7 @@
 #!/bin/sh
 # Regenerates the corpus PTX: the nvcc kernels (compute_80, convert90 compute_90) and
 # allops.ptx (gen_allops.py).   gen.sh [NVCC [OUTDIR]]
-# The list here is the list regen.sh compares.
+# The list here is the list tests/simcuda/kernels/check_regen.sh compares.
 set -e
 NVCC=${1:-nvcc}
 SRC=$(cd "$(dirname "$0")" && pwd)
