@@ -1,5 +1,7 @@
-/* Modules and kernel launches: PTX images go to the interpreter (ptx.h); a launch becomes a
- * stream op that runs the kernel over its grid against bounds-checked device memory. */
+/* Modules and kernel launches: an image is loaded as the driver would (module_image.c), its
+ * PTX runs in the interpreter (ptx.h), and a launch becomes a stream op that runs the kernel
+ * over its grid against bounds-checked device memory.  Handles are checked against the live
+ * modules, so a stale or made-up one is refused instead of followed. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -7,29 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core_internal.h"
-#include "ptx.h"
+#include "module_internal.h"
 
-/* PTX ISA 9.0 is what a CUDA 13.0 driver JIT accepts. */
-#define MAX_PTX_VERSION 90
-
-struct sim_module {
-	ptx_module *ptx;
-	int device;
-	unsigned epoch;     /* the device's reset count when loaded */
-	int nglobals;
-	void **globals;
-	sim_function **functions;
-	int nfunctions;
-};
-
-struct sim_function {
-	sim_module *module;
-	const ptx_kernel *kernel;
-	char name[];
-};
+/* The PTX interpreter has no registers: what a simple kernel compiles to. */
+#define GUESSED_REGS 32
 
 static __thread char load_log[4096];
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static sim_module *live;
 
 /* Resetting a device destroys its context and with it every module loaded there: their
  * handles become invalid (CUDA_ERROR_INVALID_HANDLE), as on real drivers, even though the
@@ -47,61 +35,53 @@ static int stale(const sim_module *m)
 	       m->epoch != atomic_load(&resets[m->device]);
 }
 
-static int looks_like_ptx(const char *s, size_t len)
+/* With live_lock held. */
+static int module_live(const sim_module *m)
 {
-	/* ELF cubins and fatbins are binary: we only interpret PTX text. */
-	if (len >= 4 && memcmp(s, "\177ELF", 4) == 0)
-		return 0;
-	if (len >= 4 && (unsigned char)s[0] == 0x50 && (unsigned char)s[1] == 0xed)
-		return 0;
-	return 1;
+	for (const sim_module *l = live; l; l = l->next)
+		if (l == m)
+			return 1;
+	return 0;
 }
 
-sim_err sim_module_load(const void *image, size_t len, sim_module **out, const char **log)
+static int function_live(const sim_function *f)
 {
-	int dev = sim_current_device();
-	const sim_device *d = sim_device_get(dev);
-	ptx_load_opts opts = {.device_sm = d ? d->sm : 0, .max_ptx_version = MAX_PTX_VERSION};
-	sim_module *m;
-	ptx_status st;
+	int found = 0;
 
-	load_log[0] = '\0';
-	if (log)
-		*log = load_log;
-	if (!d || !image)
-		return SIM_EINVAL;
-	if (!len)
-		len = strlen(image);
-	if (!looks_like_ptx(image, len)) {
-		snprintf(load_log, sizeof load_log,
-			 "simcuda: only PTX text can be loaded (this image is a cubin or fatbin)");
-		return SIM_EPTX;
-	}
-	m = calloc(1, sizeof *m);
-	if (!m)
-		return SIM_ENOMEM;
-	m->device = dev;
-	m->epoch = dev >= 0 && dev < CORE_MAX_DEVICES ? atomic_load(&resets[dev]) : 0;
-	st = ptx_module_load(image, len, &opts, &m->ptx, load_log, sizeof load_log);
-	if (st != PTX_OK) {
-		free(m);
-		return st == PTX_EVERSION ? SIM_EPTXVERSION : st == PTX_ENOMEM ? SIM_ENOMEM : SIM_EPTX;
-	}
-	/* A kernel that never ends must not hang a test run: 2^34 thread-instructions is
-	 * minutes of interpretation, far beyond any test. */
-	ptx_module_set_step_limit(m->ptx, (uint64_t)1 << 34);
+	pthread_mutex_lock(&live_lock);
+	for (const sim_module *l = live; l && !found; l = l->next)
+		for (int i = 0; i < l->nfunctions && !found; i++)
+			found = l->functions[i] == f;
+	pthread_mutex_unlock(&live_lock);
+	return found;
+}
+
+/* SIM_EHANDLE unless m is a live module of a device not reset since. */
+static sim_err check_module(const sim_module *m)
+{
+	int ok;
+
+	pthread_mutex_lock(&live_lock);
+	ok = m && module_live(m);
+	pthread_mutex_unlock(&live_lock);
+	return ok && !stale(m) ? SIM_OK : SIM_EHANDLE;
+}
+
+/* Places the PTX's module-scope variables in device memory. */
+static sim_err place_globals(sim_module *m)
+{
 	m->nglobals = ptx_module_global_count(m->ptx);
 	m->globals = calloc((size_t)m->nglobals + 1, sizeof *m->globals);
 	if (!m->globals)
-		goto nomem;
+		return SIM_ENOMEM;
 	for (int i = 0; i < m->nglobals; i++) {
 		size_t bytes;
 		const void *init;
 		void *host;
 		ptx_module_global_name(m->ptx, i, &bytes, &init);
-		if (sim_mem_alloc(dev, bytes ? bytes : 1, SIM_ALLOC_INTERNAL, "module global",
+		if (sim_mem_alloc(m->device, bytes ? bytes : 1, SIM_ALLOC_INTERNAL, "module global",
 				  &m->globals[i]) != SIM_OK)
-			goto nomem;
+			return SIM_ENOMEM;
 		host = sim_mem_try_map((uint64_t)(uintptr_t)m->globals[i], bytes);
 		if (host && bytes) {
 			if (init)
@@ -111,17 +91,11 @@ sim_err sim_module_load(const void *image, size_t len, sim_module **out, const c
 		}
 		ptx_module_bind_global(m->ptx, i, (uint64_t)(uintptr_t)m->globals[i]);
 	}
-	*out = m;
 	return SIM_OK;
-nomem:
-	sim_module_unload(m);
-	return SIM_ENOMEM;
 }
 
-sim_err sim_module_unload(sim_module *m)
+static void free_module(sim_module *m)
 {
-	if (!m)
-		return SIM_EHANDLE;
 	/* A module from before a reset: its globals went with the device's memory. */
 	for (int i = 0; i < m->nglobals && m->globals && !stale(m); i++)
 		sim_mem_free(m->globals[i]);
@@ -130,49 +104,133 @@ sim_err sim_module_unload(sim_module *m)
 	free(m->functions);
 	free(m->globals);
 	ptx_module_free(m->ptx);
+	cubin_free(&m->sass);
+	free(m->no_ptx);
 	free(m);
+}
+
+sim_err sim_module_load(const void *image, size_t len, sim_module **out, const char **log)
+{
+	int dev = sim_current_device();
+	const sim_device *d = sim_device_get(dev);
+	sim_module *m;
+	sim_err err;
+
+	load_log[0] = '\0';
+	if (log)
+		*log = load_log;
+	if (!d || !image || !out)
+		return SIM_EINVAL;
+	m = calloc(1, sizeof *m);
+	if (!m)
+		return SIM_ENOMEM;
+	m->device = dev;
+	m->epoch = dev >= 0 && dev < CORE_MAX_DEVICES ? atomic_load(&resets[dev]) : 0;
+	err = core_module_image(m, image, len, d->sm, load_log, sizeof load_log);
+	if (err == SIM_OK && m->ptx)
+		err = place_globals(m);
+	if (err != SIM_OK) {
+		free_module(m);
+		return err;
+	}
+	pthread_mutex_lock(&live_lock);
+	m->next = live;
+	live = m;
+	pthread_mutex_unlock(&live_lock);
+	*out = m;
+	return SIM_OK;
+}
+
+sim_err sim_module_unload(sim_module *m)
+{
+	int found = 0;
+
+	pthread_mutex_lock(&live_lock);
+	for (sim_module **at = &live; *at && !found; at = &(*at)->next)
+		if (*at == m) {
+			*at = m->next;
+			found = 1;
+		}
+	pthread_mutex_unlock(&live_lock);
+	if (!found)
+		return SIM_EHANDLE;
+	free_module(m);
 	return SIM_OK;
 }
 
 sim_err sim_module_function(sim_module *m, const char *name, sim_function **out)
 {
-	const ptx_kernel *k;
+	const ptx_kernel *k = NULL;
+	const cubin_kernel *sass;
 	sim_function *f, **nf;
+	sim_err err = check_module(m);
 
-	if (!m || !name)
-		return SIM_EINVAL;
-	if (stale(m))
-		return SIM_EHANDLE;
+	if (err != SIM_OK || !name || !out)
+		return err != SIM_OK ? err : SIM_EINVAL;
+	pthread_mutex_lock(&live_lock);
 	for (int i = 0; i < m->nfunctions; i++)
 		if (strcmp(m->functions[i]->name, name) == 0) {
 			*out = m->functions[i];
+			pthread_mutex_unlock(&live_lock);
 			return SIM_OK;
 		}
-	k = ptx_module_kernel(m->ptx, name);
-	if (!k)
+	if (m->ptx)
+		k = ptx_module_kernel(m->ptx, name);
+	sass = cubin_find_kernel(&m->sass, name);
+	if (!k && (m->ptx || !sass)) {
+		pthread_mutex_unlock(&live_lock);
 		return SIM_ENOTFOUND;
-	f = malloc(sizeof *f + strlen(name) + 1);
+	}
+	f = calloc(1, sizeof *f + strlen(name) + 1);
 	nf = realloc(m->functions, ((size_t)m->nfunctions + 1) * sizeof *nf);
+	if (nf)
+		m->functions = nf;
 	if (!f || !nf) {
+		pthread_mutex_unlock(&live_lock);
 		free(f);
-		if (nf)
-			m->functions = nf;
 		return SIM_ENOMEM;
 	}
-	m->functions = nf;
 	f->module = m;
 	f->kernel = k;
+	f->sass = sass;
 	strcpy(f->name, name);
 	m->functions[m->nfunctions++] = f;
+	pthread_mutex_unlock(&live_lock);
 	*out = f;
 	return SIM_OK;
 }
 
+/* Once per kernel (or per module, for its variables): the device would run the SASS, the
+ * simulator cannot, and how to build something it can run. */
+static void report_sass_only(const sim_module *m, const char *what, const char *name)
+{
+	const char *t = m->sass_target;
+	char msg[1024];
+
+	snprintf(msg, sizeof msg, "%s %s: the device (sm_%d) would run this module's SASS (sm_%s), "
+		 "but the simulator only interprets PTX and %s; rebuild with PTX, e.g. nvcc "
+		 "-gencode arch=compute_%s,code=[sm_%s,compute_%s]", what, name,
+		 sim_device_get(m->device)->sm, t, m->no_ptx ? m->no_ptx : "found none", t, t, t);
+	fprintf(stderr, "simcuda: %s\n", msg);
+	sim_log_note("%s", msg);
+}
+
 sim_err sim_module_global(sim_module *m, const char *name, uint64_t *dptr, size_t *bytes)
 {
-	if (m && stale(m))
-		return SIM_EHANDLE;
-	for (int i = 0; m && i < m->nglobals; i++) {
+	sim_err err = check_module(m);
+
+	if (err != SIM_OK || !name)
+		return err != SIM_OK ? err : SIM_EINVAL;
+	/* A SASS-only module's variables live in its ELF, laid out for code that cannot run
+	 * here: they are found by name but not placed. */
+	if (!m->ptx) {
+		if (!cubin_has_global(&m->sass, name))
+			return SIM_ENOTFOUND;
+		if (!atomic_exchange(&((sim_module *)m)->sass_reported, 1))
+			report_sass_only(m, "variable", name);
+		return SIM_ESASS;
+	}
+	for (int i = 0; i < m->nglobals; i++) {
 		size_t b;
 		const void *init;
 		if (strcmp(ptx_module_global_name(m->ptx, i, &b, &init), name) == 0) {
@@ -188,7 +246,47 @@ sim_err sim_module_global(sim_module *m, const char *name, uint64_t *dptr, size_
 
 int sim_function_param_count(const sim_function *f)
 {
-	return ptx_kernel_param_count(f->kernel);
+	if (!f || !function_live(f))
+		return -1;
+	if (f->kernel)
+		return ptx_kernel_param_count(f->kernel);
+	return f->sass ? (int)f->sass->param_count : 0;
+}
+
+sim_err sim_function_get_info(const sim_function *f, sim_function_info *out)
+{
+	const sim_module *m;
+
+	if (!out)
+		return SIM_EINVAL;
+	if (!f || !function_live(f) || stale(f->module))
+		return SIM_EHANDLE;
+	m = f->module;
+	memset(out, 0, sizeof *out);
+	out->name = f->name;
+	out->max_threads = 1024;
+	out->num_regs = GUESSED_REGS;
+	if (f->kernel) {
+		ptx_kernel_attrs a;
+		ptx_kernel_get_attrs(f->kernel, &a);
+		out->shared_bytes = a.shared_bytes;
+		out->local_bytes = a.local_bytes;
+		out->param_bytes = a.param_bytes;
+		out->max_threads = a.max_threads;
+	}
+	/* Where the driver runs SASS, its numbers are the ones a device reports. */
+	if (f->sass) {
+		out->num_regs = f->sass->num_regs;
+		out->shared_bytes = f->sass->shared_bytes;
+		out->local_bytes = f->sass->local_bytes;
+		out->max_threads = f->sass->max_threads;
+		if (!f->kernel)
+			out->param_bytes = f->sass->param_bytes;
+	}
+	out->ptx_version = f->kernel ? m->ptx_arch : 0;
+	out->binary_version = m->binary_arch;
+	out->sass_only = !f->kernel;
+	return SIM_OK;
 }
 
 /* ------------------------------------------------------------------ launch */
@@ -248,19 +346,25 @@ static void launch_release(sim_op *op)
 sim_err sim_launch(sim_function *f, const unsigned grid[3], const unsigned block[3],
 		   unsigned shmem, sim_stream *s, void **params)
 {
-	int n = ptx_kernel_param_count(f->kernel);
 	size_t total = 0, off = 0;
 	struct launch_op *lo;
 	uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+	int n;
 
+	if (!f || !function_live(f) || stale(f->module))
+		return SIM_EHANDLE;
 	/* Limits every architecture since sm_30 shares (CUDA programming guide, table 21). */
 	if (!threads || threads > 1024 || block[2] > 64 || !grid[0] || !grid[1] || !grid[2] ||
 	    grid[1] > 65535 || grid[2] > 65535 || grid[0] > 0x7fffffffu)
 		return SIM_ELAUNCH;
+	if (!f->kernel) {
+		if (!atomic_exchange(&f->reported, 1))
+			report_sass_only(f->module, "kernel", f->name);
+		return SIM_ESASS;
+	}
+	n = ptx_kernel_param_count(f->kernel);
 	if (n && !params)
 		return SIM_EINVAL;
-	if (stale(f->module))
-		return SIM_EHANDLE;
 	for (int i = 0; i < n; i++)
 		total += (ptx_kernel_param_size(f->kernel, i) + 7) & ~(size_t)7;
 	lo = calloc(1, sizeof *lo + (size_t)n * sizeof(void *) + total);

@@ -41,6 +41,9 @@ typedef enum sim_err {
 	SIM_ENOTFOUND,     /* named symbol not found */
 	SIM_EDEVICE,       /* invalid device ordinal */
 	SIM_ENOTINIT,
+	SIM_ENOBINARY,     /* no image in the fatbin or cubin runs on the device */
+	SIM_EIMAGE,        /* malformed fatbin or cubin */
+	SIM_ESASS,         /* only SASS fits the device: the module loads, its kernels cannot run */
 } sim_err;
 
 /* Status families, for fault-rule status names and for the log. */
@@ -226,13 +229,39 @@ SIM_API sim_err sim_stream_wait_event(sim_stream *s, sim_event *e);
 /* ---------------------------------------------------- modules and kernels */
 typedef struct sim_module sim_module;
 typedef struct sim_function sim_function;
-/* Loads PTX text (NUL-terminated or len bytes) for the current context's device.  On
- * failure *log receives the JIT-style message (static storage, per thread). */
+/* Loads an image for the current context's device: PTX text (NUL-terminated or len bytes),
+ * a fatbin container (0xBA55ED50), a fatbin wrapper (__fatBinC_Wrapper_t, 0x466243B1, as the
+ * runtime registers it) or an ELF cubin; len 0 means unknown (the image's headers then give
+ * its size, as the real driver trusts them).  Images are chosen as the driver does: the best
+ * SASS for the device, else the best PTX; the simulator runs the best PTX in either case.
+ * SIM_ENOBINARY when nothing fits the device, SIM_EIMAGE when the image is malformed.  When
+ * only SASS fits, the module loads; its functions are found by name and launching one fails
+ * with SIM_ESASS (and a note on stderr and in the call log).  On failure *log receives the
+ * JIT-style message (static storage, per thread).  Handles are checked: a function or
+ * module that is not live gives SIM_EHANDLE. */
 SIM_API sim_err sim_module_load(const void *image, size_t len, sim_module **out, const char **log);
 SIM_API sim_err sim_module_unload(sim_module *m);
 SIM_API sim_err sim_module_function(sim_module *m, const char *name, sim_function **out);
+/* SIM_ESASS for a variable of a SASS-only module (it is not placed in device memory). */
 SIM_API sim_err sim_module_global(sim_module *m, const char *name, uint64_t *dptr, size_t *bytes);
+/* -1 for a handle that is not a live function. */
 SIM_API int sim_function_param_count(const sim_function *f);
+typedef struct sim_function_info {
+	const char *name;
+	unsigned shared_bytes;     /* static shared memory */
+	unsigned local_bytes;      /* per thread */
+	unsigned param_bytes;
+	unsigned max_threads;      /* per block */
+	unsigned num_regs;         /* the SASS's when there is one, else 32 (a guess) */
+	int ptx_version;           /* arch of the PTX image that runs (75), 0 when SASS only */
+	int binary_version;        /* what the real driver runs: the SASS image's arch, or the
+				    * device's when it JIT-compiles PTX */
+	int sass_only;             /* launches fail with SIM_ESASS */
+} sim_function_info;
+SIM_API sim_err sim_function_get_info(const sim_function *f, sim_function_info *out);
+/* sim_function_info(f, &info): the type and the call share their name, which C allows only
+ * with the call as a function-like macro. */
+#define sim_function_info(f, out) sim_function_get_info((f), (out))
 /* Enqueues the launch; params as in cuLaunchKernel (array of pointers to each argument). */
 SIM_API sim_err sim_launch(sim_function *f, const unsigned grid[3], const unsigned block[3],
 			   unsigned shmem, sim_stream *s, void **params);

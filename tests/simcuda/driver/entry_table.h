@@ -163,6 +163,7 @@
 	E(cuModuleLoad, 2000, cuModuleLoad) \
 	E(cuModuleLoadData, 2000, cuModuleLoadData) \
 	E(cuModuleLoadDataEx, 2010, cuModuleLoadDataEx) \
+	E(cuModuleLoadFatBinary, 2000, cuModuleLoadFatBinary) \
 	E(cuModuleUnload, 2000, cuModuleUnload) \
 	E(cuModuleGetFunction, 2000, cuModuleGetFunction) \
 	E(cuModuleGetGlobal, 2000, cuModuleGetGlobal) \

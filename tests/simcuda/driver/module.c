@@ -1,6 +1,6 @@
-/* Modules and launches: PTX images go to the core's interpreter (what the real driver's JIT
- * would compile), functions and globals are looked up by name, and a launch is checked
- * against the device limits before the core queues it. */
+/* Modules and launches: PTX text, fatbins and cubins go to the core, which picks the image
+ * the real driver would (and runs PTX in its interpreter); functions and globals are looked
+ * up by name, and a launch is checked against the device limits before the core queues it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +68,14 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 	DRV_ENTER("cuModuleLoadData");
 	DRV_CHECK();
 	DRV_RETURN(load(&call_, module, image, 0, 0, NULL, NULL));
+}
+
+/* The runtime's entry point for nvcc's fatbins; the driver takes any image here too. */
+CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+	DRV_ENTER("cuModuleLoadFatBinary");
+	DRV_CHECK();
+	DRV_RETURN(load(&call_, module, fatCubin, 0, 0, NULL, NULL));
 }
 
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
@@ -175,11 +183,12 @@ CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule
 	DRV_RETURN(st);
 }
 
-/* The interpreter has no registers or spills: report what a simple kernel compiles to. */
+/* The core's numbers: the SASS image's where the driver would run one, else the PTX's (the
+ * interpreter has no registers: their count is then a guess). */
 CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
+	sim_function_info info;
 	int dev = 0;
-	int sm;
 
 	DRV_ENTER("cuFuncGetAttribute");
 	DRV_ARG("attr", "%d", (int)attrib);
@@ -189,12 +198,18 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	if (!hfunc)
 		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
-	sm = sim_device_get(dev)->sm;
+	DRV_TRY(drv_status(sim_function_info((const sim_function *)hfunc, &info)));
 	switch (attrib) {
-	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
-	case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 32; break;
+	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = (int)info.max_threads; break;
+	case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = (int)info.shared_bytes; break;
+	case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = (int)info.local_bytes; break;
+	case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = (int)info.num_regs; break;
+	/* A SASS-only function: the virtual arch it was built from is not read from the cubin;
+	 * nvcc's usual compute_XY,code=sm_XY makes it the SASS's own. */
 	case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-	case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = sm; break;
+		*pi = info.ptx_version ? info.ptx_version : info.binary_version;
+		break;
+	case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = info.binary_version; break;
 	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = 49152; break;
 	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = -1; break;
 	default:
