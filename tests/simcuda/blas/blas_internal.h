@@ -229,6 +229,8 @@ typedef struct lt_desc {
 	void *d_out_scale;
 	void *emulation;
 	int8_t fast_accum;
+	int32_t atomic_chunks_rows, atomic_chunks_cols;   /* cuBLASLt 12 only */
+	void *atomic_in_counters, *atomic_out_counters;
 } lt_desc;
 
 typedef struct lt_pref {

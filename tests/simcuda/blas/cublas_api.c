@@ -182,13 +182,15 @@ cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream)
 /* Getters and setters of one int-sized handle field each, described by a table. */
 enum field { F_STREAM, F_PMODE, F_ATOMICS, F_MATH, F_SMCOUNT };
 
+/* The emulation modes are newer than cuBLAS 12.8 (the .12 build's version): BF16x9 came
+ * with 12.9, fixed-point FP64 with 13.0 (cuBLAS release notes); older libraries refuse them. */
 static int math_ok(int mode)
 {
 	int base = mode & ~CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
 	return base == CUBLAS_DEFAULT_MATH || base == CUBLAS_TENSOR_OP_MATH ||
 	       base == CUBLAS_PEDANTIC_MATH || base == CUBLAS_TF32_TENSOR_OP_MATH ||
-	       base == CUBLAS_FP32_EMULATED_BF16X9_MATH ||
-	       base == CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH;
+	       (base == CUBLAS_FP32_EMULATED_BF16X9_MATH && BLAS_VERSION >= 120900) ||
+	       (base == CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH && BLAS_VERSION >= 130000);
 }
 
 static int get_field(cublasHandle_t handle, enum field f, void *out)

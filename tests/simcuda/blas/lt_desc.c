@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "blas_internal.h"
+#include "cuda12_abi.h"
 
 typedef struct attr_row {
 	int id;
@@ -41,7 +42,15 @@ static const attr_row desc_attrs[] = {
 	D(EPILOGUE_AUX_SCALE_MODE, aux_scale_mode, 'i'),
 	D(D_OUT_SCALE_POINTER, d_out_scale, 'p'),
 	D(D_OUT_SCALE_MODE, d_out_scale_mode, 'i'),
-	D(EMULATION_DESCRIPTOR, emulation, 'p'),
+#if SIMCUDA_SOVERSION >= 13
+	D(EMULATION_DESCRIPTOR, emulation, 'p'),   /* new in cuBLASLt 13.0 */
+#else
+	/* Removed in cuBLASLt 13.0; values from cublasLt.h 12.6. */
+	A(lt_desc, CUDA12_LT_DESC_ATOMIC_SYNC_NUM_CHUNKS_D_ROWS, atomic_chunks_rows, 'i'),
+	A(lt_desc, CUDA12_LT_DESC_ATOMIC_SYNC_NUM_CHUNKS_D_COLS, atomic_chunks_cols, 'i'),
+	A(lt_desc, CUDA12_LT_DESC_ATOMIC_SYNC_IN_COUNTERS_POINTER, atomic_in_counters, 'p'),
+	A(lt_desc, CUDA12_LT_DESC_ATOMIC_SYNC_OUT_COUNTERS_POINTER, atomic_out_counters, 'p'),
+#endif
 };
 
 #define L(ID, FIELD, KIND) A(lt_layout, CUBLASLT_MATRIX_LAYOUT_##ID, FIELD, KIND)

@@ -209,6 +209,9 @@ typedef struct sim_graph sim_graph;
 typedef struct sim_graph_exec sim_graph_exec;
 SIM_API sim_err sim_capture_begin(sim_stream *s, int mode);
 SIM_API sim_err sim_capture_end(sim_stream *s, sim_graph **out);
+/* The graph a capturing stream records into, NULL when it is not capturing; through last (if
+ * not NULL) its newest op, the node the next captured work depends on (NULL before the first). */
+SIM_API sim_graph *sim_stream_capture_graph(sim_stream *s, sim_op *const **last);
 SIM_API sim_err sim_graph_destroy(sim_graph *g);
 SIM_API size_t sim_graph_node_count(const sim_graph *g);
 SIM_API sim_err sim_graph_instantiate(sim_graph *g, sim_graph_exec **out);

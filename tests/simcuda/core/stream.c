@@ -233,6 +233,18 @@ int sim_stream_capturing(const sim_stream *s)
 	return s && s->capture != NULL;
 }
 
+sim_graph *sim_stream_capture_graph(sim_stream *s, sim_op *const **last)
+{
+	sim_graph *g;
+
+	pthread_mutex_lock(&s->lock);
+	g = s->capture;
+	if (last)
+		*last = g && g->nops ? &g->ops[g->nops - 1] : NULL;
+	pthread_mutex_unlock(&s->lock);
+	return g;
+}
+
 sim_err sim_stream_synchronize(sim_stream *s)
 {
 	if (s->capture)

@@ -255,12 +255,15 @@ CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 	DRV_RETURN(end_capture(&call_, hStream, 1, phGraph));
 }
 
-/* Shared by IsCapturing and the GetCaptureInfo versions; graph and dependencies are not
- * exposed by the core, so they read as none. */
+/* Shared by IsCapturing and the GetCaptureInfo versions.  While capturing: the graph being
+ * built (the caller does not own it) and, as the dependencies, the last node captured (each op
+ * stands for its node); driver docs: the array is valid until the next call on the stream. */
 static CUresult capture_info(sim_call *c, CUstream h, int per_thread,
 			     CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *graph,
 			     const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps)
 {
+	sim_op *const *last = NULL;
+	sim_graph *g = NULL;
 	sim_stream *s;
 	CUresult st;
 
@@ -280,14 +283,16 @@ static CUresult capture_info(sim_call *c, CUstream h, int per_thread,
 			return st;
 	}
 	*status = drv_capture_status(s, id);
+	if (*status == CU_STREAM_CAPTURE_STATUS_ACTIVE)
+		g = sim_stream_capture_graph(s, &last);
 	if (graph)
-		*graph = NULL;
+		*graph = (CUgraph)g;
 	if (deps)
-		*deps = NULL;
+		*deps = (const CUgraphNode *)last;
 	if (edges)
-		*edges = NULL;
+		*edges = NULL; /* default edges only (driver docs: NULL then) */
 	if (ndeps)
-		*ndeps = 0;
+		*ndeps = last ? 1 : 0;
 	sim_call_arg(c, "status", "%d", (int)*status);
 	return CUDA_SUCCESS;
 }

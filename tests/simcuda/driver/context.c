@@ -133,6 +133,7 @@ static CUresult primary_reset(sim_call *c, CUdevice dev)
 	if (drv_check_device(dev) != CUDA_SUCCESS || dev >= MAX_DEVICES)
 		return CUDA_ERROR_INVALID_DEVICE;
 	sim_device_reset(dev);
+	drv_peer_forget(dev);
 	/* "Resetting the primary context does not release it" (driver API reference): the
 	 * reference count stays, and the context comes back on its next use. */
 	pthread_mutex_lock(&primary_lock);

@@ -151,6 +151,12 @@ static CUresult copy_1d(sim_call *c, enum side dside, uint64_t dst, enum side ss
 		    per_thread, async);
 }
 
+CUresult drv_copy_dtod(sim_call *c, CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream h,
+		       int per_thread, int async)
+{
+	return copy_1d(c, DEVICE, dst, DEVICE, src, bytes, h, per_thread, async);
+}
+
 /* One end of a CUDA_MEMCPY2D, offset to its (x, y) start. */
 static CUresult end_2d(CUmemorytype type, const void *host, CUdeviceptr device, size_t x,
 		       size_t y, size_t pitch, struct end *out)

@@ -88,6 +88,13 @@ CUresult drv_capture_guard(void);
  * stream of the device that is capturing. */
 CUresult drv_capture_legacy_guard(int device);
 
+/* copy.c: a device-to-device copy as cuMemcpyDtoD(Async) makes it (logs, checks, queues);
+ * peer copies use it, all simulated memory being one address space. */
+CUresult drv_copy_dtod(sim_call *c, CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream h,
+		       int per_thread, int async);
+/* peer.c: forgets the peer access enabled from and to the device's context (its reset). */
+void drv_peer_forget(int device);
+
 /* memory.c: 1 if p lies in a host allocation made by cuMemHostAlloc / cuMemAllocHost. */
 int drv_host_alloc_find(const void *p, void **base, size_t *size);
 

@@ -21,6 +21,8 @@
 	E(cuGetExportTable, 3000, cuGetExportTable) \
 	E(cuGetProcAddress, 11030, cuGetProcAddress) \
 	E(cuGetProcAddress, 12000, cuGetProcAddress_v2) \
+	E(cuLogsRegisterCallback, 12090, cuLogsRegisterCallback) \
+	E(cuLogsUnregisterCallback, 12090, cuLogsUnregisterCallback) \
 	/* devices */ \
 	E(cuDeviceGet, 2000, cuDeviceGet) \
 	E(cuDeviceGetCount, 2000, cuDeviceGetCount) \
@@ -40,6 +42,7 @@
 	E(cuDevicePrimaryCtxGetState, 7000, cuDevicePrimaryCtxGetState) \
 	E(cuDevicePrimaryCtxReset, 7000, cuDevicePrimaryCtxReset) \
 	E(cuDevicePrimaryCtxReset, 11000, cuDevicePrimaryCtxReset_v2) \
+	E(cuDeviceCanAccessPeer, 4000, cuDeviceCanAccessPeer) \
 	/* contexts */ \
 	E(cuCtxCreate, 2000, cuCtxCreate) \
 	E(cuCtxCreate, 3020, cuCtxCreate_v2) \
@@ -60,6 +63,8 @@
 	E(cuCtxGetStreamPriorityRange, 5050, cuCtxGetStreamPriorityRange) \
 	E(cuCtxSynchronize, 2000, cuCtxSynchronize) \
 	E(cuCtxSynchronize, 13000, cuCtxSynchronize_v2) \
+	E(cuCtxEnablePeerAccess, 4000, cuCtxEnablePeerAccess) \
+	E(cuCtxDisablePeerAccess, 4000, cuCtxDisablePeerAccess) \
 	/* memory */ \
 	E(cuMemGetInfo, 2000, cuMemGetInfo) \
 	E(cuMemGetInfo, 3020, cuMemGetInfo_v2) \
@@ -73,6 +78,11 @@
 	E(cuMemAllocHost, 3020, cuMemAllocHost_v2) \
 	E(cuMemHostAlloc, 2020, cuMemHostAlloc) \
 	E(cuMemFreeHost, 2000, cuMemFreeHost) \
+	E(cuMemHostRegister, 4000, cuMemHostRegister) \
+	E(cuMemHostRegister, 6050, cuMemHostRegister_v2) \
+	E(cuMemHostUnregister, 4000, cuMemHostUnregister) \
+	E(cuMemHostGetDevicePointer, 3020, cuMemHostGetDevicePointer_v2) \
+	E(cuMemHostGetFlags, 2030, cuMemHostGetFlags) \
 	P(cuMemAllocAsync, 11020, cuMemAllocAsync, 11020, cuMemAllocAsync_ptsz) \
 	P(cuMemFreeAsync, 11020, cuMemFreeAsync, 11020, cuMemFreeAsync_ptsz) \
 	E(cuPointerGetAttribute, 4000, cuPointerGetAttribute) \
@@ -80,6 +90,8 @@
 	/* copies and fills */ \
 	P(cuMemcpy, 4000, cuMemcpy, 7000, cuMemcpy_ptds) \
 	P(cuMemcpyAsync, 4000, cuMemcpyAsync, 7000, cuMemcpyAsync_ptsz) \
+	P(cuMemcpyPeer, 4000, cuMemcpyPeer, 7000, cuMemcpyPeer_ptds) \
+	P(cuMemcpyPeerAsync, 4000, cuMemcpyPeerAsync, 7000, cuMemcpyPeerAsync_ptsz) \
 	E(cuMemcpyHtoD, 2000, cuMemcpyHtoD) \
 	P(cuMemcpyHtoD, 3020, cuMemcpyHtoD_v2, 7000, cuMemcpyHtoD_v2_ptds) \
 	E(cuMemcpyDtoH, 2000, cuMemcpyDtoH) \
@@ -129,6 +141,8 @@
 	P(cuStreamGetId, 12000, cuStreamGetId, 12000, cuStreamGetId_ptsz) \
 	P(cuStreamGetDevice, 12080, cuStreamGetDevice, 12080, cuStreamGetDevice_ptsz) \
 	P(cuStreamWaitEvent, 3020, cuStreamWaitEvent, 7000, cuStreamWaitEvent_ptsz) \
+	P(cuLaunchHostFunc, 10000, cuLaunchHostFunc, 10000, cuLaunchHostFunc_ptsz) \
+	P(cuStreamAddCallback, 5000, cuStreamAddCallback, 7000, cuStreamAddCallback_ptsz) \
 	/* capture and graphs */ \
 	P(cuStreamBeginCapture, 10000, cuStreamBeginCapture, 10000, cuStreamBeginCapture_ptsz) \
 	P(cuStreamBeginCapture, 10010, cuStreamBeginCapture_v2, 10010, cuStreamBeginCapture_v2_ptsz) \

@@ -144,9 +144,13 @@ CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUde
 
 /* ------------------------------------------------------------ host memory */
 
+/* Page-locked host ranges: allocated by the driver (cuMemHostAlloc) or registered by the
+ * program (cuMemHostRegister); each kind is released only by its own call. */
 struct host_block {
 	void *p;
 	size_t size;
+	unsigned flags;
+	int registered;
 	struct host_block *next;
 };
 
@@ -172,12 +176,9 @@ int drv_host_alloc_find(const void *p, void **base, size_t *size)
 	return found;
 }
 
-#define KNOWN_HOST_FLAGS \
-	(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED)
-
-static CUresult host_alloc(sim_call *c, void **pp, size_t bytes, unsigned flags)
+/* Logs what page-locking calls share, applies fault rules and wants a current context. */
+static CUresult host_enter(sim_call *c, size_t bytes, unsigned flags)
 {
-	struct host_block *b;
 	CUresult st;
 	int dev;
 
@@ -186,6 +187,17 @@ static CUresult host_alloc(sim_call *c, void **pp, size_t bytes, unsigned flags)
 	st = drv_check(c);
 	if (st == CUDA_SUCCESS)
 		st = drv_current_device(&dev);
+	return st;
+}
+
+#define KNOWN_HOST_FLAGS \
+	(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED)
+
+static CUresult host_alloc(sim_call *c, void **pp, size_t bytes, unsigned flags)
+{
+	struct host_block *b;
+	CUresult st = host_enter(c, bytes, flags);
+
 	if (st != CUDA_SUCCESS)
 		return st;
 	if (!pp || bytes == 0 || (flags & ~(unsigned)KNOWN_HOST_FLAGS))
@@ -196,6 +208,7 @@ static CUresult host_alloc(sim_call *c, void **pp, size_t bytes, unsigned flags)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	b->size = bytes;
+	b->flags = flags;
 	pthread_mutex_lock(&host_lock);
 	b->next = host_blocks;
 	host_blocks = b;
@@ -217,25 +230,130 @@ CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 	DRV_RETURN(host_alloc(&call_, pp, bytesize, 0));
 }
 
-CUresult CUDAAPI cuMemFreeHost(void *p)
+/* Ends a page-locked range of the kind asked for, by its start; the driver frees the memory it
+ * allocated, a registered range goes back to being ordinary memory. */
+static CUresult host_release(sim_call *c, void *p, int registered)
 {
-	struct host_block **pp, *b = NULL;
+	struct host_block *b = NULL;
+	CUresult st;
 
-	DRV_ENTER("cuMemFreeHost");
-	DRV_ARG("ptr", "0x%llx", DRV_PTR(p));
-	DRV_CHECK();
+	sim_call_arg(c, "ptr", "0x%llx", DRV_PTR(p));
+	st = drv_check(c);
+	if (st != CUDA_SUCCESS)
+		return st;
 	pthread_mutex_lock(&host_lock);
-	for (pp = &host_blocks; *pp; pp = &(*pp)->next)
-		if ((*pp)->p == p) {
+	for (struct host_block **pp = &host_blocks; *pp; pp = &(*pp)->next)
+		if ((*pp)->p == p && (*pp)->registered == registered) {
 			b = *pp;
 			*pp = b->next;
 			break;
 		}
 	pthread_mutex_unlock(&host_lock);
 	if (!b)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	free(b->p);
+		return registered ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : CUDA_ERROR_INVALID_VALUE;
+	if (!registered)
+		free(b->p);
 	free(b);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemFreeHost(void *p)
+{
+	DRV_ENTER("cuMemFreeHost");
+	DRV_RETURN(host_release(&call_, p, 0));
+}
+
+#define KNOWN_REGISTER_FLAGS \
+	(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_IOMEMORY | \
+	 CU_MEMHOSTREGISTER_READ_ONLY)
+
+/* Driver docs, cuMemHostRegister: pins [p, p + bytesize) of ordinary host memory; a range
+ * overlapping page-locked memory already is HOST_MEMORY_ALREADY_REGISTERED.  IOMEMORY asks
+ * for a device's I/O space, which plain memory is not (NOT_PERMITTED here, an inference). */
+static CUresult host_register(sim_call *c, void *p, size_t bytes, unsigned flags)
+{
+	const char *a = p;
+	struct host_block *b;
+	CUresult st;
+
+	sim_call_arg(c, "ptr", "0x%llx", DRV_PTR(p));
+	st = host_enter(c, bytes, flags);
+	if (st != CUDA_SUCCESS)
+		return st;
+	if (!p || bytes == 0 || (flags & ~(unsigned)KNOWN_REGISTER_FLAGS) ||
+	    sim_mem_is_device(p))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (flags & CU_MEMHOSTREGISTER_IOMEMORY)
+		return CUDA_ERROR_NOT_PERMITTED;
+	b = calloc(1, sizeof *b);
+	if (!b)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*b = (struct host_block){p, bytes, flags, 1, NULL};
+	pthread_mutex_lock(&host_lock);
+	for (struct host_block *o = host_blocks; o; o = o->next)
+		if (a < (const char *)o->p + o->size && (const char *)o->p < a + bytes) {
+			pthread_mutex_unlock(&host_lock);
+			free(b);
+			return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+		}
+	b->next = host_blocks;
+	host_blocks = b;
+	pthread_mutex_unlock(&host_lock);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
+{
+	DRV_ENTER("cuMemHostRegister");
+	DRV_RETURN(host_register(&call_, p, bytesize, Flags));
+}
+
+CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+	DRV_ENTER("cuMemHostRegister_v2");
+	DRV_RETURN(host_register(&call_, p, bytesize, Flags));
+}
+
+/* Driver docs: p must be the start of a range cuMemHostRegister pinned. */
+CUresult CUDAAPI cuMemHostUnregister(void *p)
+{
+	DRV_ENTER("cuMemHostUnregister");
+	DRV_RETURN(host_release(&call_, p, 1));
+}
+
+/* With unified addressing the device address of page-locked memory is its host address
+ * (driver docs, cuMemHostGetDevicePointer); Flags must be 0. */
+CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+	DRV_ENTER("cuMemHostGetDevicePointer_v2");
+	DRV_ARG("ptr", "0x%llx", DRV_PTR(p));
+	DRV_CHECK();
+	if (!pdptr || Flags != 0 || !drv_host_alloc_find(p, NULL, NULL))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*pdptr = (CUdeviceptr)(uintptr_t)p;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
+{
+	unsigned flags = 0;
+	int found = 0;
+
+	DRV_ENTER("cuMemHostGetFlags");
+	DRV_ARG("ptr", "0x%llx", DRV_PTR(p));
+	DRV_CHECK();
+	pthread_mutex_lock(&host_lock);
+	for (struct host_block *b = host_blocks; b; b = b->next)
+		if ((const char *)p >= (const char *)b->p &&
+		    (const char *)p < (const char *)b->p + b->size) {
+			flags = b->flags;
+			found = 1;
+			break;
+		}
+	pthread_mutex_unlock(&host_lock);
+	if (!pFlags || !found)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*pFlags = flags;
 	DRV_RETURN(CUDA_SUCCESS);
 }
 

@@ -1,7 +1,9 @@
 /* Stream capture and graphs: each entry point is one driver call (the _ptsz forms through
  * the per-thread table).  cudaStreamGetCaptureInfo changed shape across versions: the .12
- * build also exports the CUDA 12 names (_v2 with dependencies, _v3 with edge data). */
+ * build also exports the CUDA 12 names (_v2 with dependencies, _v3 with edge data; their
+ * prototypes in ../v12/cuda12_abi.h). */
 #include "runtime_internal.h"
+#include "cuda12_abi.h"
 
 #define BEGIN_CAPTURE(name, pt) \
 	cudaError_t CUDARTAPI name(cudaStream_t stream, enum cudaStreamCaptureMode mode) \
@@ -80,9 +82,6 @@ static cudaError_t capture_info(const struct rt_driver *d, cudaStream_t stream,
 #define CAPTURE_INFO_V2(name, pt) \
 	cudaError_t CUDARTAPI name(cudaStream_t stream, enum cudaStreamCaptureStatus *status, \
 				   unsigned long long *id, cudaGraph_t *graph, \
-				   const cudaGraphNode_t **deps, size_t *ndeps); \
-	cudaError_t CUDARTAPI name(cudaStream_t stream, enum cudaStreamCaptureStatus *status, \
-				   unsigned long long *id, cudaGraph_t *graph, \
 				   const cudaGraphNode_t **deps, size_t *ndeps) \
 	{ \
 		RT_ENTER_AS(#name, pt); \
@@ -90,14 +89,6 @@ static cudaError_t capture_info(const struct rt_driver *d, cudaStream_t stream,
 		RT_CHECK_CONTEXT(); \
 		RT_RETURN(capture_info(d, stream, status, id, graph, deps, NULL, ndeps)); \
 	}
-#define DECLARE_V3(name) \
-	cudaError_t CUDARTAPI name(cudaStream_t stream, enum cudaStreamCaptureStatus *status, \
-				   unsigned long long *id, cudaGraph_t *graph, \
-				   const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges, \
-				   size_t *ndeps);
-
-DECLARE_V3(cudaStreamGetCaptureInfo_v3)
-DECLARE_V3(cudaStreamGetCaptureInfo_v3_ptsz)
 CAPTURE_INFO_V1(cudaStreamGetCaptureInfo, 0)
 CAPTURE_INFO_V1(cudaStreamGetCaptureInfo_ptsz, 1)
 CAPTURE_INFO_V2(cudaStreamGetCaptureInfo_v2, 0)

@@ -1,6 +1,9 @@
 /* Allocation entry points: device memory (synchronous and stream-ordered), page-locked host
  * memory and memory queries, each one driver call away. */
+#include <string.h>
+
 #include "runtime_internal.h"
+#include "cuda12_abi.h"
 
 cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size)
 {
@@ -121,6 +124,8 @@ cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free, size_t *total)
 	RT_RETURN(RT_DRV(d->cuMemGetInfo(free, total)));
 }
 
+/* CUDA 13 appended reserved words to struct cudaPointerAttributes (cleared here); a CUDA 12
+ * program passes the 24-byte form (../v12/cuda12_abi.h), so the .12 build writes no more. */
 cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
 					       const void *ptr)
 {
@@ -134,6 +139,11 @@ cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *att
 	CUdeviceptr dptr = 0;
 	void *hptr = NULL;
 	void *data[] = {&type, &device, &dptr, &hptr, &managed};
+#if SIMCUDA_SOVERSION == 12
+	struct cuda12_pointer_attributes *out = (struct cuda12_pointer_attributes *)attributes;
+#else
+	struct cudaPointerAttributes *out = attributes;
+#endif
 
 	RT_ENTER("cudaPointerGetAttributes");
 	RT_ARG("ptr", "0x%llx", RT_PTR(ptr));
@@ -142,13 +152,14 @@ cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *att
 		RT_RETURN(cudaErrorInvalidValue);
 	RT_TRY(RT_DRV(d->cuPointerGetAttributes(sizeof which / sizeof which[0], which, data,
 						 (CUdeviceptr)(uintptr_t)ptr)));
-	attributes->type = managed ? cudaMemoryTypeManaged
+	memset(out, 0, sizeof *out);
+	out->type = managed ? cudaMemoryTypeManaged
 		: type == CU_MEMORYTYPE_DEVICE ? cudaMemoryTypeDevice
 		: type == CU_MEMORYTYPE_HOST ? cudaMemoryTypeHost
 		: cudaMemoryTypeUnregistered;
-	attributes->device = type ? device : cudaInvalidDeviceId;
-	attributes->devicePointer = (void *)(uintptr_t)dptr;
-	attributes->hostPointer = hptr;
-	RT_ARG("type", "%d", (int)attributes->type);
+	out->device = type ? device : cudaInvalidDeviceId;
+	out->devicePointer = (void *)(uintptr_t)dptr;
+	out->hostPointer = hptr;
+	RT_ARG("type", "%d", (int)out->type);
 	RT_RETURN(cudaSuccess);
 }

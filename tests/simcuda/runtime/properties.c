@@ -2,49 +2,15 @@
  * cuDeviceGetName, cuDeviceTotalMem, cuDeviceGetUuid and one cuDeviceGetAttribute per field,
  * driven by a field -> attribute table.
  *
- * Two layouts: CUDA 13's struct cudaDeviceProp, and the CUDA 11/12 one (clockRate, computeMode
- * ... still present) that programs built against CUDA 12 headers reach as
- * cudaGetDeviceProperties_v2 in libcudart.so.12.  Only the 12 layout's fields up to
- * reservedSharedMemPerBlock are written (their order is stable since CUDA 11), never past them. */
+ * Two layouts: CUDA 13's struct cudaDeviceProp, and CUDA 12's (clockRate, computeMode ...
+ * still in the middle; ../v12/cuda12_abi.h) that programs built against CUDA 12 headers reach
+ * as cudaGetDeviceProperties_v2 in libcudart.so.12.  Each call clears and fills exactly the
+ * layout's size, never past it. */
 #include <stddef.h>
 #include <string.h>
 
 #include "runtime_internal.h"
-
-struct prop12 {
-	char name[256];
-	cudaUUID_t uuid;
-	char luid[8];
-	unsigned int luidDeviceNodeMask;
-	size_t totalGlobalMem, sharedMemPerBlock;
-	int regsPerBlock, warpSize;
-	size_t memPitch;
-	int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate;
-	size_t totalConstMem;
-	int major, minor;
-	size_t textureAlignment, texturePitchAlignment;
-	int deviceOverlap, multiProcessorCount, kernelExecTimeoutEnabled, integrated;
-	int canMapHostMemory, computeMode, maxTexture1D, maxTexture1DMipmap, maxTexture1DLinear;
-	int maxTexture2D[2], maxTexture2DMipmap[2], maxTexture2DLinear[3], maxTexture2DGather[2];
-	int maxTexture3D[3], maxTexture3DAlt[3], maxTextureCubemap, maxTexture1DLayered[2];
-	int maxTexture2DLayered[3], maxTextureCubemapLayered[2], maxSurface1D, maxSurface2D[2];
-	int maxSurface3D[3], maxSurface1DLayered[2], maxSurface2DLayered[3], maxSurfaceCubemap;
-	int maxSurfaceCubemapLayered[2];
-	size_t surfaceAlignment;
-	int concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, tccDriver;
-	int asyncEngineCount, unifiedAddressing, memoryClockRate, memoryBusWidth, l2CacheSize;
-	int persistingL2CacheMaxSize, maxThreadsPerMultiProcessor, streamPrioritiesSupported;
-	int globalL1CacheSupported, localL1CacheSupported;
-	size_t sharedMemPerMultiprocessor;
-	int regsPerMultiprocessor, managedMemory, isMultiGpuBoard, multiGpuBoardGroupID;
-	int hostNativeAtomicSupported, singleToDoublePrecisionPerfRatio, pageableMemoryAccess;
-	int concurrentManagedAccess, computePreemptionSupported;
-	int canUseHostPointerForRegisteredMem, cooperativeLaunch, cooperativeMultiDeviceLaunch;
-	size_t sharedMemPerBlockOptin;
-	int pageableMemoryAccessUsesHostPageTables, directManagedMemAccessFromHost;
-	int maxBlocksPerMultiProcessor, accessPolicyMaxWindowSize;
-	size_t reservedSharedMemPerBlock;
-};
+#include "cuda12_abi.h"
 
 struct field {
 	size_t offset;
@@ -113,37 +79,51 @@ struct field {
 	F(T, directManagedMemAccessFromHost, DIRECT_MANAGED_MEM_ACCESS_FROM_HOST) \
 	F(T, maxBlocksPerMultiProcessor, MAX_BLOCKS_PER_MULTIPROCESSOR) \
 	F(T, accessPolicyMaxWindowSize, MAX_ACCESS_POLICY_WINDOW_SIZE) \
-	F(T, reservedSharedMemPerBlock, RESERVED_SHARED_MEMORY_PER_BLOCK)
+	F(T, reservedSharedMemPerBlock, RESERVED_SHARED_MEMORY_PER_BLOCK) \
+	F(T, hostRegisterSupported, HOST_REGISTER_SUPPORTED) \
+	F(T, sparseCudaArraySupported, SPARSE_CUDA_ARRAY_SUPPORTED) \
+	F(T, hostRegisterReadOnlySupported, READ_ONLY_HOST_REGISTER_SUPPORTED) \
+	F(T, timelineSemaphoreInteropSupported, TIMELINE_SEMAPHORE_INTEROP_SUPPORTED) \
+	F(T, memoryPoolsSupported, MEMORY_POOLS_SUPPORTED) \
+	F(T, gpuDirectRDMASupported, GPU_DIRECT_RDMA_SUPPORTED) \
+	F(T, gpuDirectRDMAFlushWritesOptions, GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS) \
+	F(T, gpuDirectRDMAWritesOrdering, GPU_DIRECT_RDMA_WRITES_ORDERING) \
+	F(T, memoryPoolSupportedHandleTypes, MEMPOOL_SUPPORTED_HANDLE_TYPES) \
+	F(T, deferredMappingCudaArraySupported, DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED) \
+	F(T, ipcEventSupported, IPC_EVENT_SUPPORTED) \
+	F(T, clusterLaunch, CLUSTER_LAUNCH) \
+	F(T, unifiedFunctionPointers, UNIFIED_FUNCTION_POINTERS)
 
 static const struct field fields13[] = {
 	COMMON_FIELDS(struct cudaDeviceProp)
-	F(struct cudaDeviceProp, hostRegisterSupported, HOST_REGISTER_SUPPORTED)
-	F(struct cudaDeviceProp, memoryPoolsSupported, MEMORY_POOLS_SUPPORTED)
-	F(struct cudaDeviceProp, memoryPoolSupportedHandleTypes, MEMPOOL_SUPPORTED_HANDLE_TYPES)
-	F(struct cudaDeviceProp, clusterLaunch, CLUSTER_LAUNCH)
-	F(struct cudaDeviceProp, unifiedFunctionPointers, UNIFIED_FUNCTION_POINTERS)
+	F(struct cudaDeviceProp, deviceNumaConfig, NUMA_CONFIG)
 	F(struct cudaDeviceProp, deviceNumaId, NUMA_ID)
+	F(struct cudaDeviceProp, mpsEnabled, MPS_ENABLED)
 	F(struct cudaDeviceProp, hostNumaId, HOST_NUMA_ID)
+	F(struct cudaDeviceProp, gpuPciDeviceID, GPU_PCI_DEVICE_ID)
+	F(struct cudaDeviceProp, gpuPciSubsystemID, GPU_PCI_SUBSYSTEM_ID)
+	F(struct cudaDeviceProp, hostNumaMultinodeIpcSupported, HOST_NUMA_MULTINODE_IPC_SUPPORTED)
 };
 
 static const struct field fields12[] = {
-	COMMON_FIELDS(struct prop12)
-	F(struct prop12, clockRate, CLOCK_RATE)
-	F(struct prop12, memoryClockRate, MEMORY_CLOCK_RATE)
-	F(struct prop12, deviceOverlap, GPU_OVERLAP)
-	F(struct prop12, kernelExecTimeoutEnabled, KERNEL_EXEC_TIMEOUT)
-	F(struct prop12, computeMode, COMPUTE_MODE)
-	F(struct prop12, maxTexture1DLinear, MAXIMUM_TEXTURE1D_LINEAR_WIDTH)
-	F(struct prop12, singleToDoublePrecisionPerfRatio, SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO)
-	F(struct prop12, cooperativeMultiDeviceLaunch, COOPERATIVE_MULTI_DEVICE_LAUNCH)
+	COMMON_FIELDS(struct cuda12_device_prop)
+	F(struct cuda12_device_prop, clockRate, CLOCK_RATE)
+	F(struct cuda12_device_prop, memoryClockRate, MEMORY_CLOCK_RATE)
+	F(struct cuda12_device_prop, deviceOverlap, GPU_OVERLAP)
+	F(struct cuda12_device_prop, kernelExecTimeoutEnabled, KERNEL_EXEC_TIMEOUT)
+	F(struct cuda12_device_prop, computeMode, COMPUTE_MODE)
+	F(struct cuda12_device_prop, maxTexture1DLinear, MAXIMUM_TEXTURE1D_LINEAR_WIDTH)
+	F(struct cuda12_device_prop, singleToDoublePrecisionPerfRatio, SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO)
+	F(struct cuda12_device_prop, cooperativeMultiDeviceLaunch, COOPERATIVE_MULTI_DEVICE_LAUNCH)
 };
 
 #undef F
 #undef A
 
 /* name, uuid and totalGlobalMem sit at the same offsets in both layouts. */
-_Static_assert(offsetof(struct prop12, totalGlobalMem) ==
+_Static_assert(offsetof(struct cuda12_device_prop, totalGlobalMem) ==
 	       offsetof(struct cudaDeviceProp, totalGlobalMem), "layout prefix");
+_Static_assert(sizeof(struct cuda12_device_prop) == CUDA12_DEVICE_PROP_SIZE, "CUDA 12 size");
 
 static cudaError_t fill(const struct rt_driver *d, void *prop, size_t size,
 			const struct field *fields, size_t nfields, int dev)
@@ -177,14 +157,15 @@ static cudaError_t properties(sim_call *c, const struct rt_driver *d, void *prop
 	if (!prop)
 		return cudaErrorInvalidValue;
 	if (layout12)
-		return fill(d, prop, sizeof(struct prop12), fields12,
+		return fill(d, prop, sizeof(struct cuda12_device_prop), fields12,
 			    sizeof fields12 / sizeof fields12[0], dev);
 	return fill(d, prop, sizeof(struct cudaDeviceProp), fields13,
 		    sizeof fields13 / sizeof fields13[0], dev);
 }
 
 /* The unversioned name takes the layout of the headers this tree builds against (CUDA 13),
- * also in the .12 build, so test programs run on both stacks. */
+ * also in the .12 build, so this tree's test programs run on both stacks.  (The real
+ * libcudart.so.12 serves CUDA 11 programs there; CUDA 12 headers map the name to _v2.) */
 cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
 	RT_ENTER("cudaGetDeviceProperties");
@@ -193,9 +174,7 @@ cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop, int d
 }
 
 #if SIMCUDA_SOVERSION == 12
-cudaError_t CUDARTAPI cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device);
-
-cudaError_t CUDARTAPI cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device)
+cudaError_t CUDARTAPI cudaGetDeviceProperties_v2(struct cuda12_device_prop *prop, int device)
 {
 	RT_ENTER("cudaGetDeviceProperties_v2");
 	RT_CHECK();

@@ -56,6 +56,18 @@
 	X(cuMemHostAlloc, cuMemHostAlloc) \
 	X(cuMemFreeHost, cuMemFreeHost) \
 	X(cuPointerGetAttributes, cuPointerGetAttributes) \
+	X(cuMemHostRegister, cuMemHostRegister_v2) \
+	X(cuMemHostUnregister, cuMemHostUnregister) \
+	X(cuMemHostGetDevicePointer, cuMemHostGetDevicePointer_v2) \
+	X(cuMemHostGetFlags, cuMemHostGetFlags) \
+	X(cuDeviceGetPCIBusId, cuDeviceGetPCIBusId) \
+	X(cuDeviceCanAccessPeer, cuDeviceCanAccessPeer) \
+	X(cuCtxEnablePeerAccess, cuCtxEnablePeerAccess) \
+	X(cuCtxDisablePeerAccess, cuCtxDisablePeerAccess) \
+	S(cuMemcpyPeer, cuMemcpyPeer) \
+	S(cuMemcpyPeerAsync, cuMemcpyPeerAsync) \
+	S(cuLaunchHostFunc, cuLaunchHostFunc) \
+	S(cuStreamAddCallback, cuStreamAddCallback) \
 	S(cuMemAllocAsync, cuMemAllocAsync) \
 	S(cuMemFreeAsync, cuMemFreeAsync) \
 	S(cuMemcpy, cuMemcpy) \

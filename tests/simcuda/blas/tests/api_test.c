@@ -7,6 +7,7 @@
  * restated per configuration: bf16 from sm_70, int8 from sm_61, half arithmetic from sm_53,
  * TF32 compute from sm_80, FP8 from sm_89.
  */
+#include "cuda12_abi.h"
 #include "testutil.h"
 
 #undef cublasGetVersion
@@ -17,6 +18,27 @@ cublasStatus_t cublasHgemm(cublasHandle_t, cublasOperation_t, cublasOperation_t,
 
 static cublasHandle_t H;
 static const cublasOperation_t N = CUBLAS_OP_N, T = CUBLAS_OP_T;
+
+/* Matmul descriptor attributes one cuBLASLt major has and the other lacks: the atomic-sync
+ * ones (12 only, values from cublasLt.h 12.6) and the emulation descriptor (13 only). */
+static void lt_version_attributes(int version)
+{
+	cublasLtMatmulDesc_t d;
+	int32_t chunks = 4;
+	void *p = NULL;
+	cublasStatus_t in12 = version < 130000 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
+	cublasStatus_t in13 = version >= 130000 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
+
+	CHECK_STATUS(cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+		     CUBLAS_STATUS_SUCCESS);
+	CHECK_STATUS(cublasLtMatmulDescSetAttribute(d, (cublasLtMatmulDescAttributes_t)
+		     CUDA12_LT_DESC_ATOMIC_SYNC_NUM_CHUNKS_D_ROWS, &chunks, 4), in12);
+	CHECK_STATUS(cublasLtMatmulDescSetAttribute(d, (cublasLtMatmulDescAttributes_t)
+		     CUDA12_LT_DESC_ATOMIC_SYNC_OUT_COUNTERS_POINTER, &p, sizeof p), in12);
+	CHECK_STATUS(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR,
+		     &p, sizeof p), in13);
+	CHECK_STATUS(cublasLtMatmulDescDestroy(d), CUBLAS_STATUS_SUCCESS);
+}
 
 static void helpers(int version)
 {
@@ -72,6 +94,12 @@ static void helpers(int version)
 	CHECK_STATUS(cublasGetMathMode(h, &mm), CUBLAS_STATUS_SUCCESS);
 	CHECK_INT(mm, 19);
 	CHECK_STATUS(cublasSetMathMode(h, (cublasMath_t)7), CUBLAS_STATUS_INVALID_VALUE);
+	/* The emulation modes came with cuBLAS 12.9 (BF16x9) and 13.0 (fixed-point FP64). */
+	CHECK_STATUS(cublasSetMathMode(h, CUBLAS_FP32_EMULATED_BF16X9_MATH),
+		     version >= 120900 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE);
+	CHECK_STATUS(cublasSetMathMode(h, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH),
+		     version >= 130000 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE);
+	lt_version_attributes(version);
 	CHECK_STATUS(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
 	CHECK_STATUS(cublasGetAtomicsMode(h, &am), CUBLAS_STATUS_SUCCESS);
 	CHECK_INT(am, CUBLAS_ATOMICS_ALLOWED);
