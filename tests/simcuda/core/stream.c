@@ -434,6 +434,8 @@ sim_err sim_event_query(sim_event *e)
 
 sim_err sim_event_elapsed(sim_event *a, sim_event *b, float *ms)
 {
+	if ((a->flags | b->flags) & 0x2) /* CU_EVENT_DISABLE_TIMING: no timestamps kept */
+		return SIM_EHANDLE;
 	if (!a->recorded || !b->recorded)
 		return SIM_ENOTREADY;
 	*ms = (float)((double)((int64_t)(b->t_ns - a->t_ns)) / 1e6);

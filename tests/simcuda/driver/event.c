@@ -15,7 +15,9 @@ CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 	DRV_ARG("flags", "%u", Flags);
 	DRV_CHECK();
 	DRV_TRY(drv_current_device(&dev));
-	if (!phEvent || (Flags & ~(unsigned)KNOWN_EVENT_FLAGS))
+	/* Driver docs: an interprocess event must also be created without timing. */
+	if (!phEvent || (Flags & ~(unsigned)KNOWN_EVENT_FLAGS) ||
+	    (Flags & CU_EVENT_INTERPROCESS && !(Flags & CU_EVENT_DISABLE_TIMING)))
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	st = drv_status(sim_event_create(Flags, &e));
 	if (st == CUDA_SUCCESS) {
@@ -133,7 +135,8 @@ static CUresult elapsed(sim_call *c, float *ms, CUevent a, CUevent b)
 	if (!a || !b)
 		return CUDA_ERROR_INVALID_HANDLE;
 	err = sim_event_elapsed((sim_event *)a, (sim_event *)b, ms);
-	/* cuEventElapsedTime docs: an event never recorded is an invalid handle. */
+	/* cuEventElapsedTime docs: an event never recorded, or created with
+	 * CU_EVENT_DISABLE_TIMING, is an invalid handle. */
 	return err == SIM_ENOTREADY ? CUDA_ERROR_INVALID_HANDLE : drv_status(err);
 }
 

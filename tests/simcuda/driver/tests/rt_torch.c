@@ -191,8 +191,9 @@ static void memory(cudaStream_t s)
 	float host[256], back[256], *pinned = NULL, *dev = NULL;
 	void *registered = malloc(1 << 16), *mapped = NULL;
 	unsigned flags = 0;
-	cudaEvent_t ev;
+	cudaEvent_t ev, timed, ipc;
 	int one = 1, ten = 10;
+	float ms = -1;
 
 	for (int i = 0; i < 256; i++)
 		host[i] = (float)i;
@@ -249,6 +250,20 @@ static void memory(cudaStream_t s)
 	RT_OK(cudaEventSynchronize(ev));
 	CHECK(memcmp(back, host, sizeof host) == 0, "round trip through the device");
 	CHECK_INT("host functions run in stream order", host_calls, 11);
+	/* torch.cuda.Event(enable_timing=False), the default, cannot be timed. */
+	CHECK_RT("elapsed time without timing", cudaEventElapsedTime(&ms, ev, ev),
+		 cudaErrorInvalidResourceHandle);
+	RT_OK(cudaEventCreate(&timed));
+	RT_OK(cudaEventRecord(timed, s));
+	RT_OK(cudaEventSynchronize(timed));
+	RT_OK(cudaEventElapsedTime(&ms, timed, timed));
+	CHECK(ms == 0.0f, "elapsed %g ms between an event and itself", ms);
+	CHECK_RT("interprocess event with timing",
+		 cudaEventCreateWithFlags(&ipc, cudaEventInterprocess), cudaErrorInvalidValue);
+	RT_OK(cudaEventCreateWithFlags(&ipc, cudaEventInterprocess | cudaEventDisableTiming));
+	RT_OK(cudaEventDestroy(ipc));
+	RT_OK(cudaEventDestroy(timed));
+	(void)cudaGetLastError();
 	RT_OK(cudaEventDestroy(ev));
 	RT_OK(cudaFreeHost(pinned));
 	RT_OK(cudaFree(dev));
