@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core_internal.h"
 
@@ -103,11 +104,32 @@ static uint64_t find_gap(uint64_t from, size_t span)
 	return a + span <= range_hi ? a : 0;
 }
 
+/* Managed memory is where the host can reach it: the block's own pages of the reserved
+ * range, made readable and writable (and zero, as fresh pages are).  Whole pages, and an
+ * inaccessible page after them, so that no neighbour's bytes become host-accessible. */
+static size_t page_bytes(void)
+{
+	static size_t page;
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	return page;
+}
+
+static int managed_map(uint64_t addr, size_t bytes, int on)
+{
+	void *p = (void *)(uintptr_t)addr;
+	if (!on)
+		madvise(p, bytes, MADV_DONTNEED); /* give the bytes back; zero when reused */
+	return mprotect(p, bytes, on ? PROT_READ | PROT_WRITE : PROT_NONE);
+}
+
 sim_err sim_mem_alloc(int device, size_t bytes, sim_alloc_kind kind, const char *api,
 		      void **dptr)
 {
 	const sim_device *d = sim_device_get(device);
-	size_t span = ((bytes + ALIGN - 1) / ALIGN) * ALIGN + GUARD;
+	const int managed = kind == SIM_ALLOC_MANAGED;
+	const size_t unit = managed ? page_bytes() : ALIGN, guard = managed ? unit : GUARD;
+	size_t span = ((bytes + unit - 1) / unit) * unit + guard;
 	struct block b = {0};
 	sim_err err = SIM_OK;
 	size_t i;
@@ -121,24 +143,36 @@ sim_err sim_mem_alloc(int device, size_t bytes, sim_alloc_kind kind, const char 
 	}
 	if (bytes > d->mem_bytes)
 		return SIM_ENOMEM;
-	b.host = malloc(bytes);
-	if (!b.host)
-		return SIM_ENOMEM;
-	/* Fresh device memory is not zeroed on a GPU: NaN bytes make reads of it visible. */
-	if (sim_compute_enabled())
-		memset(b.host, 0xff, bytes);
+	if (!managed) {
+		b.host = malloc(bytes);
+		if (!b.host)
+			return SIM_ENOMEM;
+		/* Fresh device memory is not zeroed on a GPU: NaN bytes make reads of it
+		 * visible. */
+		if (sim_compute_enabled())
+			memset(b.host, 0xff, bytes);
+	}
 
 	pthread_rwlock_wrlock(&mem_lock);
-	if (used[device] + span - GUARD > d->mem_bytes) {
+	if (used[device] + span - guard > d->mem_bytes) {
 		err = SIM_ENOMEM;
 		goto out;
 	}
-	b.addr = find_gap(cursor, span);
+	/* A managed block starts on a page: look for a page more and round up into it. */
+	b.addr = find_gap(cursor, span + (managed ? unit : 0));
 	if (!b.addr)
-		b.addr = find_gap(range_lo + ALIGN, span);
+		b.addr = find_gap(range_lo + ALIGN, span + (managed ? unit : 0));
 	if (!b.addr) {
 		err = SIM_ENOMEM;
 		goto out;
+	}
+	if (managed) {
+		b.addr = (b.addr + unit - 1) / unit * unit;
+		if (managed_map(b.addr, span - guard, 1) != 0) {
+			err = SIM_ENOMEM;
+			goto out;
+		}
+		b.host = (unsigned char *)(uintptr_t)b.addr;
 	}
 	if (nblocks == cap_blocks) {
 		size_t ncap = cap_blocks ? cap_blocks * 2 : 64;
@@ -159,21 +193,29 @@ sim_err sim_mem_alloc(int device, size_t bytes, sim_alloc_kind kind, const char 
 	memmove(&blocks[i + 1], &blocks[i], (nblocks - i) * sizeof *blocks);
 	blocks[i] = b;
 	nblocks++;
-	used[device] += span - GUARD;
+	used[device] += span - guard;
 	cursor = b.addr + span;
 	*dptr = (void *)(uintptr_t)b.addr;
 	b.host = NULL;
 out:
 	pthread_rwlock_unlock(&mem_lock);
-	free(b.host);
+	if (managed && b.host)
+		managed_map(b.addr, span - guard, 0);
+	else if (!managed)
+		free(b.host);
 	return err;
 }
 
 static void remove_block(size_t i)
 {
 	struct block *b = &blocks[i];
-	used[b->device] -= b->span - GUARD;
-	free(b->host);
+	if (b->kind == SIM_ALLOC_MANAGED) {
+		used[b->device] -= b->span - page_bytes();
+		managed_map(b->addr, b->span - page_bytes(), 0);
+	} else {
+		used[b->device] -= b->span - GUARD;
+		free(b->host);
+	}
 	b->host = NULL;
 	freed[nfreed++ % FREED_RING] = *b;
 	memmove(&blocks[i], &blocks[i + 1], (nblocks - i - 1) * sizeof *blocks);

@@ -142,6 +142,8 @@ typedef enum sim_alloc_kind {
 	SIM_ALLOC_DEVICE,       /* cudaMalloc / cuMemAlloc */
 	SIM_ALLOC_ASYNC,        /* stream-ordered */
 	SIM_ALLOC_INTERNAL,     /* module globals and such */
+	SIM_ALLOC_MANAGED,      /* __managed__ variables, cudaMallocManaged: the host reaches
+				 * these bytes at the same address (page-aligned, zero-filled) */
 } sim_alloc_kind;
 
 /* api: name of the API call that allocates (kept for reports). */
@@ -262,9 +264,6 @@ typedef struct sim_function_info {
 	int sass_only;             /* launches fail with SIM_ESASS */
 } sim_function_info;
 SIM_API sim_err sim_function_get_info(const sim_function *f, sim_function_info *out);
-/* sim_function_info(f, &info): the type and the call share their name, which C allows only
- * with the call as a function-like macro. */
-#define sim_function_info(f, out) sim_function_get_info((f), (out))
 /* Enqueues the launch; params as in cuLaunchKernel (array of pointers to each argument). */
 SIM_API sim_err sim_launch(sim_function *f, const unsigned grid[3], const unsigned block[3],
 			   unsigned shmem, sim_stream *s, void **params);

@@ -88,6 +88,11 @@ CUresult drv_capture_guard(void);
  * stream of the device that is capturing. */
 CUresult drv_capture_legacy_guard(int device);
 
+/* function.c: a kernel's dynamic shared memory limit (cuFuncSetAttribute, else what 48 KiB
+ * leaves after its static shared memory) and carveout preference (-1: default). */
+int drv_func_max_dynamic_shared(CUfunction hfunc);
+int drv_func_carveout(CUfunction hfunc);
+
 /* copy.c: a device-to-device copy as cuMemcpyDtoD(Async) makes it (logs, checks, queues);
  * peer copies use it, all simulated memory being one address space. */
 CUresult drv_copy_dtod(sim_call *c, CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream h,

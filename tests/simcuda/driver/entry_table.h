@@ -183,6 +183,12 @@
 	E(cuModuleGetGlobal, 2000, cuModuleGetGlobal) \
 	E(cuModuleGetGlobal, 3020, cuModuleGetGlobal_v2) \
 	E(cuFuncGetAttribute, 2020, cuFuncGetAttribute) \
+	E(cuFuncSetAttribute, 9000, cuFuncSetAttribute) \
+	E(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, \
+	  cuOccupancyMaxActiveBlocksPerMultiprocessor) \
+	E(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000, \
+	  cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
+	E(cuOccupancyAvailableDynamicSMemPerBlock, 10020, cuOccupancyAvailableDynamicSMemPerBlock) \
 	P(cuLaunchKernel, 4000, cuLaunchKernel, 7000, cuLaunchKernel_ptsz)
 
 #endif

@@ -198,7 +198,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	if (!hfunc)
 		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
-	DRV_TRY(drv_status(sim_function_info((const sim_function *)hfunc, &info)));
+	DRV_TRY(drv_status(sim_function_get_info((const sim_function *)hfunc, &info)));
 	switch (attrib) {
 	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = (int)info.max_threads; break;
 	case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = (int)info.shared_bytes; break;
@@ -210,8 +210,10 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 		*pi = info.ptx_version ? info.ptx_version : info.binary_version;
 		break;
 	case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = info.binary_version; break;
-	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = 49152; break;
-	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = -1; break;
+	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+		*pi = drv_func_max_dynamic_shared(hfunc);
+		break;
+	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = drv_func_carveout(hfunc); break;
 	default:
 		if ((unsigned)attrib >= CU_FUNC_ATTRIBUTE_MAX)
 			DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
@@ -221,8 +223,11 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
-/* Launch configuration limits of the device (cuLaunchKernel docs: CUDA_ERROR_INVALID_VALUE). */
-static int config_ok(int dev, const unsigned grid[3], const unsigned block[3], unsigned shmem)
+/* Launch configuration limits of the device and of the function (cuLaunchKernel docs:
+ * CUDA_ERROR_INVALID_VALUE): its __launch_bounds__, and dynamic shared memory up to its limit
+ * (48 KiB with the static part unless cuFuncSetAttribute raised it). */
+static int config_ok(int dev, CUfunction f, const sim_function_info *info, const unsigned grid[3],
+		     const unsigned block[3], unsigned shmem)
 {
 	unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
 
@@ -232,12 +237,13 @@ static int config_ok(int dev, const unsigned grid[3], const unsigned block[3], u
 		    block[i] > (unsigned)drv_device_attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X + i))
 			return 0;
 	return threads <= (unsigned)drv_device_attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK) &&
-	       shmem <= (unsigned)drv_device_attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+	       threads <= info->max_threads && shmem <= (unsigned)drv_func_max_dynamic_shared(f);
 }
 
 static CUresult launch(sim_call *c, CUfunction f, const unsigned grid[3], const unsigned block[3],
 		       unsigned shmem, CUstream h, void **params, void **extra, int per_thread)
 {
+	sim_function_info info;
 	sim_stream *s;
 	sim_err err;
 	CUresult st;
@@ -254,11 +260,14 @@ static CUresult launch(sim_call *c, CUfunction f, const unsigned grid[3], const 
 		return st;
 	if (!f)
 		return CUDA_ERROR_INVALID_HANDLE;
+	st = drv_status(sim_function_get_info((const sim_function *)f, &info));
+	if (st != CUDA_SUCCESS)
+		return st;
 	/* Packed parameter buffers (CU_LAUNCH_PARAM_BUFFER_POINTER) need the parameter layout,
 	 * which the core does not expose. */
 	if (extra)
 		return params ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
-	if (!config_ok(sim_stream_device(s), grid, block, shmem))
+	if (!config_ok(sim_stream_device(s), f, &info, grid, block, shmem))
 		return CUDA_ERROR_INVALID_VALUE;
 	err = sim_launch((sim_function *)f, grid, block, shmem, s, params);
 	if (err != SIM_OK && sim_stream_capturing(s))

@@ -202,6 +202,13 @@ const char *ptx_module_global_name(const ptx_module *m, int i, size_t *bytes, co
 	return y->name;
 }
 
+int ptx_module_global_managed(const ptx_module *m, int i)
+{
+	if (!m || i < 0 || (uint32_t)i >= m->nglobals)
+		return 0;
+	return m->syms[m->globals[i]].managed;
+}
+
 void ptx_module_bind_global(ptx_module *m, int i, uint64_t dptr)
 {
 	if (m && i >= 0 && (uint32_t)i < m->nglobals)

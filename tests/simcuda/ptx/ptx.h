@@ -78,6 +78,9 @@ void ptx_module_set_step_limit(ptx_module *m, uint64_t max_thread_instructions);
  * place them in device memory (it then reports the address back with ptx_module_bind_global). */
 int ptx_module_global_count(const ptx_module *m);
 const char *ptx_module_global_name(const ptx_module *m, int i, size_t *bytes, const void **init);
+/* 1 for a variable declared .attribute(.managed) (CUDA's __managed__): host code reaches it
+ * too, so the caller places it where the host can (managed memory). */
+int ptx_module_global_managed(const ptx_module *m, int i);
 void ptx_module_bind_global(ptx_module *m, int i, uint64_t dptr);
 
 typedef struct ptx_mem {

@@ -213,6 +213,7 @@ typedef struct psym {
 	uint8_t space;        /* SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_KPARAM */
 	uint8_t dynamic;      /* extern shared array of unknown size */
 	uint8_t elem;         /* element type, for messages */
+	uint8_t managed;      /* .attribute(.managed): a __managed__ variable */
 	int32_t func;         /* owning function, -1 at module scope */
 	uint64_t size;
 	uint32_t align;

@@ -130,7 +130,7 @@ static uint64_t count_init(pparse *P)
 int ptx__parse_var(pparse *P, int space, int linkage, int line)
 {
 	uint64_t align = 0, vec = 1;
-	int type = T_NONE;
+	int type = T_NONE, managed = 0;
 	for (;;) {
 		ptok t = lx_peek(&P->L);
 		if (t.k != TK_ID || t.s[0] != '.')
@@ -148,6 +148,28 @@ int ptx__parse_var(pparse *P, int space, int linkage, int line)
 			vec = (uint64_t)(t.s[2] - '0');
 		} else if (lx_is(t, ".ptr")) {
 			continue;
+		} else if (lx_is(t, ".attribute")) {
+			/* .attribute(.managed) (__managed__) or .attribute(.unified(...)). */
+			ptok a;
+			if (ptx__expect(P, '('))
+				return -1;
+			a = lx_next(&P->L);
+			if (lx_is(a, ".managed")) {
+				managed = 1;
+			} else if (lx_is(a, ".unified")) {
+				int depth = 0;
+				do {
+					a = lx_next(&P->L);
+					depth += lx_punct(a, '(') - lx_punct(a, ')');
+				} while (a.k != TK_EOF && !(depth < 0 || (depth == 0 && lx_punct(a, ')'))));
+				if (a.k == TK_EOF)
+					return ptx__perr(P, t.line, PTX_ESYNTAX, "unterminated .attribute");
+			} else {
+				return ptx__perr(P, a.line, PTX_EUNKNOWN, "Unknown variable attribute '%.*s'",
+					    (int)a.n, a.s);
+			}
+			if (ptx__expect(P, ')'))
+				return -1;
 		} else {
 			return ptx__perr(P, t.line, PTX_EUNKNOWN, "Unknown variable attribute '%.*s'",
 				    (int)t.n, t.s);
@@ -204,6 +226,7 @@ int ptx__parse_var(pparse *P, int space, int linkage, int line)
 		y->size = size;
 		y->elem = (uint8_t)type;
 		y->dynamic = (uint8_t)open;
+		y->managed = (uint8_t)managed;
 		y->align = (uint32_t)(align ? align : (esz > 16 ? 16 : esz));
 		if (y->align & (y->align - 1))
 			y->align = (uint32_t)ptx__type_size(type);

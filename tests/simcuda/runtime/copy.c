@@ -11,8 +11,8 @@ static const char *kind_name(enum cudaMemcpyKind kind)
 	return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "invalid";
 }
 
-static cudaError_t copy(const struct rt_driver *d, void *dst, const void *src, size_t count,
-			enum cudaMemcpyKind kind, cudaStream_t stream, int async)
+cudaError_t rt_copy(const struct rt_driver *d, void *dst, const void *src, size_t count,
+		    enum cudaMemcpyKind kind, cudaStream_t stream, int async)
 {
 	CUdeviceptr ddst = (CUdeviceptr)(uintptr_t)dst, dsrc = (CUdeviceptr)(uintptr_t)src;
 	CUstream s = (CUstream)stream;
@@ -49,7 +49,7 @@ static cudaError_t copy(const struct rt_driver *d, void *dst, const void *src, s
 		RT_ARG("bytes", "%zu", count); \
 		RT_ARG("kind", "%s", kind_name(kind)); \
 		RT_CHECK_CONTEXT(); \
-		RT_RETURN(copy(d, dst, src, count, kind, NULL, 0)); \
+		RT_RETURN(rt_copy(d, dst, src, count, kind, NULL, 0)); \
 	}
 #define MEMCPY_ASYNC(name, pt) \
 	cudaError_t CUDARTAPI name(void *dst, const void *src, size_t count, \
@@ -62,7 +62,7 @@ static cudaError_t copy(const struct rt_driver *d, void *dst, const void *src, s
 		RT_ARG("kind", "%s", kind_name(kind)); \
 		RT_ARG("stream", "0x%llx", RT_PTR(stream)); \
 		RT_CHECK_CONTEXT(); \
-		RT_RETURN(copy(d, dst, src, count, kind, stream, 1)); \
+		RT_RETURN(rt_copy(d, dst, src, count, kind, stream, 1)); \
 	}
 
 MEMCPY(cudaMemcpy, 0)

@@ -79,7 +79,7 @@ static CUresult context_device(const struct rt_driver *d, CUdevice *dev)
 }
 
 /* The device runtime calls act on. */
-static cudaError_t current_device(const struct rt_driver *d, int *dev)
+cudaError_t rt_current_device(const struct rt_driver *d, int *dev)
 {
 	cudaError_t err = rt_context();
 
@@ -206,8 +206,9 @@ cudaError_t CUDARTAPI cudaDeviceReset(void)
 
 	RT_ENTER("cudaDeviceReset");
 	RT_CHECK();
-	RT_TRY(current_device(d, &dev));
+	RT_TRY(rt_current_device(d, &dev));
 	RT_TRY(RT_DRV(d->cuDevicePrimaryCtxReset(dev)));
+	rt_modules_forget(dev);
 	pthread_mutex_lock(&primary_lock);
 	if (dev < MAX_DEVICES)
 		primary[dev] = NULL;

@@ -109,7 +109,16 @@
 	S(cuEventRecordWithFlags, cuEventRecordWithFlags) \
 	X(cuEventQuery, cuEventQuery) \
 	X(cuEventSynchronize, cuEventSynchronize) \
-	X(cuEventElapsedTime, cuEventElapsedTime_v2)
+	X(cuEventElapsedTime, cuEventElapsedTime_v2) \
+	X(cuModuleLoadData, cuModuleLoadData) \
+	X(cuModuleGetFunction, cuModuleGetFunction) \
+	X(cuModuleGetGlobal, cuModuleGetGlobal_v2) \
+	X(cuFuncGetAttribute, cuFuncGetAttribute) \
+	X(cuFuncSetAttribute, cuFuncSetAttribute) \
+	X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, \
+	  cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
+	X(cuOccupancyAvailableDynamicSMemPerBlock, cuOccupancyAvailableDynamicSMemPerBlock) \
+	S(cuLaunchKernel, cuLaunchKernel)
 
 struct rt_driver {
 #define RT_FIELD(base, proto) __typeof__(&proto) base;
@@ -132,6 +141,55 @@ void rt_record_error(cudaError_t err);
 /* device.c: makes a context current for this thread (the chosen device's primary context,
  * retained once), unless the thread already has one; the runtime's lazy initialization. */
 cudaError_t rt_context(void);
+
+/* nvcc's host ABI (crt/host_runtime.h, crt/device_functions.h: declared there for C++ only):
+ * what the code nvcc generates for every .cu file calls. */
+void **CUDARTAPI __cudaRegisterFatBinary(void *fatCubin);
+void CUDARTAPI __cudaRegisterFatBinaryEnd(void **fatCubinHandle);
+void CUDARTAPI __cudaUnregisterFatBinary(void **fatCubinHandle);
+char CUDARTAPI __cudaInitModule(void **fatCubinHandle);
+void CUDARTAPI __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+				      const char *deviceName, int thread_limit, uint3 *tid,
+				      uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize);
+void CUDARTAPI __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
+				 const char *deviceName, int ext, size_t size, int constant,
+				 int global);
+void CUDARTAPI __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
+					char *deviceAddress, const char *deviceName, int ext,
+					size_t size, int constant, int global);
+unsigned CUDARTAPI __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+					       struct CUstream_st *stream);
+cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+						 void *stream);
+cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun);
+cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+					 void **args, size_t sharedMem, cudaStream_t stream);
+cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+					      void **args, size_t sharedMem, cudaStream_t stream);
+
+/* device.c: the device the calling thread's runtime calls act on (its context made current). */
+cudaError_t rt_current_device(const struct rt_driver *d, int *dev);
+
+/* copy.c: a cudaMemcpy of the given kind, on stream when async. */
+cudaError_t rt_copy(const struct rt_driver *d, void *dst, const void *src, size_t count,
+		    enum cudaMemcpyKind kind, cudaStream_t stream, int async);
+
+/* registry.c: the kernels and variables nvcc's generated code registers, each found in its
+ * fatbin's module on the current device (loaded at first use there). */
+struct rt_entity;
+/* A kernel by host stub (or by the cudaKernel_t __cudaGetKernel gave); NULL if unknown. */
+struct rt_entity *rt_kernel_find(const void *func);
+/* A __device__ / __constant__ / __managed__ variable by its host shadow; NULL if unknown. */
+struct rt_entity *rt_var_find(const void *symbol);
+const char *rt_entity_name(const struct rt_entity *e);
+cudaError_t rt_kernel_function(const struct rt_driver *d, struct rt_entity *k, CUfunction *f,
+			       int *dev);
+cudaError_t rt_var_address(const struct rt_driver *d, struct rt_entity *v, CUdeviceptr *addr,
+			   size_t *bytes);
+/* A cudaFuncSetAttribute value, reapplied wherever the kernel is loaded later. */
+void rt_kernel_remember(struct rt_entity *k, CUfunction_attribute attr, int value);
+/* cudaDeviceReset: the device's modules are gone; load again at next use. */
+void rt_modules_forget(int dev);
 
 /* ------------------------------------------------------------ every export
  * RT_ENTER logs the call (RT_ARG its key arguments); RT_CHECK applies fault rules and links

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs an nvcc-built program on the simulated stack, directly or under `bf16shim run --sim`,
+# and checks what it must print besides its own checks: the simulator's one line naming a
+# kernel whose SASS it cannot run, and the shim's rewrite of the bf16 GEMMs.
+# Usage: run_app.sh BF16SHIM|none CUDA_MAJOR ARCH PROGRAM --kernels K --gemm G
+#        (none: LD_LIBRARY_PATH already names the simulated stack)
+set -u
+shim=$1 cuda=$2 arch=$3 app=$4
+shift 4
+kernels=$2
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+if [ "$shim" = none ]; then
+	SIMCUDA_ARCH=$arch "$app" "$@" >"$out" 2>&1
+else
+	unset LD_LIBRARY_PATH # `run --sim` must find the simulator itself
+	BF16SHIM_LOG=info "$shim" run --sim "$arch" --cuda "$cuda" -- "$app" "$@" >"$out" 2>&1
+fi
+status=$?
+cat "$out"
+[ "$status" = 0 ] || { echo "FAILED: $app exited with $status"; exit 1; }
+if [ "$kernels" = sass ]; then
+	# Once per kernel, naming it, and saying how to rebuild.
+	for k in _Z8sum_bf16PK13__nv_bfloat16iPf _Z10round_bf16iPKfP13__nv_bfloat16; do
+		n=$(grep -c "simcuda: kernel $k .*SASS" "$out")
+		[ "$n" = 1 ] || { echo "FAILED: kernel $k named $n times, want once"; exit 1; }
+	done
+	grep -q "compute_75" "$out" || { echo "FAILED: no advice to build PTX"; exit 1; }
+fi
+if [ "$shim" != none ] && [ "${arch#sm_}" -lt 80 ]; then
+	grep -q "bf16shim" "$out" || { echo "FAILED: the shim said nothing below sm_80"; exit 1; }
+fi
+exit 0
