@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -321,6 +322,31 @@ static void check_kernels()
 		CHECK(err == cudaErrorNoKernelImageForDevice, "cudaFuncGetAttributes: %s",
 		      cudaGetErrorName(err));
 	}
+	cudaGetLastError();
+
+	// Handles that are not kernels: refused by name, never dereferenced.
+	static int not_a_kernel;
+	void *no_args[1] = {nullptr};
+	CHECK(cudaLaunchKernel((const void *)&not_a_kernel, dim3(1), dim3(1), no_args, 0, 0) ==
+		      cudaErrorInvalidDeviceFunction,
+	      "launch of a host variable");
+	CHECK(cudaLaunchKernel((const void *)(uintptr_t)0xdead0000, dim3(1), dim3(1), no_args, 0,
+			       0) == cudaErrorInvalidDeviceFunction,
+	      "launch of a wild pointer");
+	CHECK(cudaFuncGetAttributes(&attr, (const void *)&not_a_kernel) ==
+		      cudaErrorInvalidDeviceFunction,
+	      "attributes of a host variable");
+	cudaKernel_t kernel_handle = nullptr;
+	CHECK(cudaGetKernel(&kernel_handle, (const void *)&not_a_kernel) ==
+		      cudaErrorInvalidDeviceFunction,
+	      "cudaGetKernel of a host variable");
+	CHECK(cudaGetKernel(&kernel_handle, (const void *)fill_results) == cudaSuccess &&
+		      kernel_handle,
+	      "cudaGetKernel");
+	const char *kname = nullptr;
+	CHECK(cudaFuncGetName(&kname, (const void *)fill_results) == cudaSuccess && kname &&
+		      std::strcmp(kname, "_Z12fill_resultsf") == 0,
+	      "cudaFuncGetName: %s", kname ? kname : "(null)");
 	cudaGetLastError();
 
 	// Launch configurations the device refuses, whatever the image.
