@@ -145,8 +145,9 @@ static int open_elf(struct elf *e, const uint8_t *p, size_t len, unsigned *arch,
 }
 
 /* Walks EIATTR records, calling back for each well-formed one. */
-static void each_attr(const uint8_t *b, size_t n, void (*fn)(void *, unsigned, const uint8_t *, size_t),
-		      void *ctx)
+typedef void attr_fn(void *ctx, unsigned attr, const uint8_t *value, size_t n);
+
+static void each_attr(const uint8_t *b, size_t n, attr_fn *fn, void *ctx)
 {
 	for (size_t i = 0; b && n - i >= 4;) {
 		size_t vlen = 2, skip = 2;
@@ -236,8 +237,9 @@ static int add_name(cubin *c, const char *name, int kernel, int *cap_k, int *cap
 {
 	if (kernel) {
 		if (c->nkernels == *cap_k) {
-			cubin_kernel *grown = realloc(c->kernels, (size_t)(*cap_k = *cap_k * 2 + 8) *
-								  sizeof *grown);
+			cubin_kernel *grown;
+			*cap_k = *cap_k * 2 + 8;
+			grown = realloc(c->kernels, (size_t)*cap_k * sizeof *grown);
 			if (!grown)
 				return FATBIN_ENOMEM;
 			c->kernels = grown;
@@ -246,8 +248,9 @@ static int add_name(cubin *c, const char *name, int kernel, int *cap_k, int *cap
 		return FATBIN_OK;
 	}
 	if (c->nglobals == *cap_g) {
-		const char **grown = realloc(c->globals, (size_t)(*cap_g = *cap_g * 2 + 8) *
-							 sizeof *grown);
+		const char **grown;
+		*cap_g = *cap_g * 2 + 8;
+		grown = realloc(c->globals, (size_t)*cap_g * sizeof *grown);
 		if (!grown)
 			return FATBIN_ENOMEM;
 		c->globals = grown;
@@ -267,7 +270,8 @@ static int read_symbols(const struct elf *e, unsigned sym, cubin *c, unsigned **
 	int cap_k = 0, cap_g = 0;
 
 	tab = section_data(e, s, &n);
-	if (rd64(s + 56) != SYMBOL_BYTES || link >= e->shnum || rd32(shdr(e, link) + 4) != SHT_STRTAB)
+	if (rd64(s + 56) != SYMBOL_BYTES || link >= e->shnum ||
+	    rd32(shdr(e, link) + 4) != SHT_STRTAB)
 		FAIL("bad symbol table (entries of %llu bytes, names in section %u)",
 		     (unsigned long long)rd64(s + 56), link);
 	strs = section_data(e, shdr(e, link), &nstr);

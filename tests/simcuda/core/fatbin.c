@@ -156,11 +156,22 @@ void fatbin_free(fatbin *fb)
 	memset(fb, 0, sizeof *fb);
 }
 
-static int unzstd(const fatbin_image *img, uint8_t *buf, char *err, size_t errlen)
+/* Whether the stored bytes could hold what the header declares, checked before anything
+ * of that size is allocated. */
+static int plausible(const fatbin_image *img, char *err, size_t errlen)
 {
-	unsigned long long declared = ZSTD_getFrameContentSize(img->payload, img->stored_bytes);
-	size_t got;
+	unsigned long long declared;
 
+	if (img->flags & FATBIN_FLAG_LZ4) {
+		if (img->stored_bytes > LZ4_MAX_INPUT_SIZE || img->bytes > LZ4_MAX_INPUT_SIZE ||
+		    img->bytes / LZ4_MAX_RATIO > img->stored_bytes)
+			FAIL("LZ4 block of %zu bytes cannot hold the %zu the image header says",
+			     img->stored_bytes, img->bytes);
+		return FATBIN_OK;
+	}
+	if (!(img->flags & FATBIN_FLAG_ZSTD))
+		return FATBIN_OK;
+	declared = ZSTD_getFrameContentSize(img->payload, img->stored_bytes);
 	if (declared == ZSTD_CONTENTSIZE_ERROR)
 		FAIL("corrupt zstd data (no valid frame)");
 	if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != img->bytes)
@@ -169,7 +180,13 @@ static int unzstd(const fatbin_image *img, uint8_t *buf, char *err, size_t errle
 	if (img->bytes / ZSTD_MAX_BLOCK > img->stored_bytes / ZSTD_MIN_BLOCK_HEADER)
 		FAIL("zstd data of %zu bytes cannot hold the %zu the image header says",
 		     img->stored_bytes, img->bytes);
-	got = ZSTD_decompress(buf, img->bytes, img->payload, img->stored_bytes);
+	return FATBIN_OK;
+}
+
+static int unzstd(const fatbin_image *img, uint8_t *buf, char *err, size_t errlen)
+{
+	size_t got = ZSTD_decompress(buf, img->bytes, img->payload, img->stored_bytes);
+
 	if (ZSTD_isError(got))
 		FAIL("corrupt zstd data: %s", ZSTD_getErrorName(got));
 	if (got != img->bytes)
@@ -180,14 +197,9 @@ static int unzstd(const fatbin_image *img, uint8_t *buf, char *err, size_t errle
 
 static int unlz4(const fatbin_image *img, uint8_t *buf, char *err, size_t errlen)
 {
-	int got;
+	int got = LZ4_decompress_safe((const char *)img->payload, (char *)buf,
+				      (int)img->stored_bytes, (int)img->bytes);
 
-	if (img->stored_bytes > LZ4_MAX_INPUT_SIZE || img->bytes > LZ4_MAX_INPUT_SIZE ||
-	    img->bytes / LZ4_MAX_RATIO > img->stored_bytes)
-		FAIL("LZ4 block of %zu bytes cannot hold the %zu the image header says",
-		     img->stored_bytes, img->bytes);
-	got = LZ4_decompress_safe((const char *)img->payload, (char *)buf, (int)img->stored_bytes,
-				  (int)img->bytes);
 	if (got < 0)
 		FAIL("corrupt LZ4 data, or more than the %zu bytes the image header says",
 		     img->bytes);
@@ -200,11 +212,14 @@ static int unlz4(const fatbin_image *img, uint8_t *buf, char *err, size_t errlen
 int fatbin_image_content(const fatbin_image *img, uint8_t **out, size_t *bytes, char *err,
 			 size_t errlen)
 {
-	uint8_t *buf = malloc(img->bytes + 1);
-	int st = FATBIN_OK;
+	int st = plausible(img, err, errlen);
+	uint8_t *buf;
 
 	*out = NULL;
 	*bytes = 0;
+	if (st != FATBIN_OK)
+		return st;
+	buf = malloc(img->bytes + 1);
 	if (!buf)
 		return FATBIN_ENOMEM;
 	if (img->flags & FATBIN_FLAG_ZSTD)

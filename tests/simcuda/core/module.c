@@ -158,46 +158,49 @@ sim_err sim_module_unload(sim_module *m)
 	return SIM_OK;
 }
 
-sim_err sim_module_function(sim_module *m, const char *name, sim_function **out)
+/* With live_lock held: the module's function of that name, made on first use. */
+static sim_err function_named(sim_module *m, const char *name, sim_function **out)
 {
 	const ptx_kernel *k = NULL;
-	const cubin_kernel *sass;
-	sim_function *f, **nf;
-	sim_err err = check_module(m);
+	const cubin_kernel *sass = cubin_find_kernel(&m->sass, name);
+	sim_function *f, **grown;
 
-	if (err != SIM_OK || !name || !out)
-		return err != SIM_OK ? err : SIM_EINVAL;
-	pthread_mutex_lock(&live_lock);
 	for (int i = 0; i < m->nfunctions; i++)
 		if (strcmp(m->functions[i]->name, name) == 0) {
 			*out = m->functions[i];
-			pthread_mutex_unlock(&live_lock);
 			return SIM_OK;
 		}
 	if (m->ptx)
 		k = ptx_module_kernel(m->ptx, name);
-	sass = cubin_find_kernel(&m->sass, name);
-	if (!k && (m->ptx || !sass)) {
-		pthread_mutex_unlock(&live_lock);
+	if (!k && (m->ptx || !sass))
 		return SIM_ENOTFOUND;
-	}
-	f = calloc(1, sizeof *f + strlen(name) + 1);
-	nf = realloc(m->functions, ((size_t)m->nfunctions + 1) * sizeof *nf);
-	if (nf)
-		m->functions = nf;
-	if (!f || !nf) {
-		pthread_mutex_unlock(&live_lock);
-		free(f);
+	grown = realloc(m->functions, ((size_t)m->nfunctions + 1) * sizeof *grown);
+	if (!grown)
 		return SIM_ENOMEM;
-	}
+	m->functions = grown;
+	f = calloc(1, sizeof *f + strlen(name) + 1);
+	if (!f)
+		return SIM_ENOMEM;
 	f->module = m;
 	f->kernel = k;
 	f->sass = sass;
 	strcpy(f->name, name);
 	m->functions[m->nfunctions++] = f;
-	pthread_mutex_unlock(&live_lock);
 	*out = f;
 	return SIM_OK;
+}
+
+sim_err sim_module_function(sim_module *m, const char *name, sim_function **out)
+{
+	sim_err err = SIM_EHANDLE;
+
+	if (!name || !out)
+		return m ? SIM_EINVAL : SIM_EHANDLE;
+	pthread_mutex_lock(&live_lock);
+	if (m && module_live(m) && !stale(m))
+		err = function_named(m, name, out);
+	pthread_mutex_unlock(&live_lock);
+	return err;
 }
 
 /* Once per kernel (or per module, for its variables): the device would run the SASS, the
@@ -226,7 +229,7 @@ sim_err sim_module_global(sim_module *m, const char *name, uint64_t *dptr, size_
 	if (!m->ptx) {
 		if (!cubin_has_global(&m->sass, name))
 			return SIM_ENOTFOUND;
-		if (!atomic_exchange(&((sim_module *)m)->sass_reported, 1))
+		if (!atomic_exchange(&m->sass_reported, 1))
 			report_sass_only(m, "variable", name);
 		return SIM_ESASS;
 	}
@@ -276,7 +279,7 @@ sim_err sim_function_get_info(const sim_function *f, sim_function_info *out)
 	}
 	/* Where the driver runs SASS, its numbers are the ones a device reports. */
 	if (f->sass) {
-		out->num_regs = f->sass->num_regs;
+		out->num_regs = f->sass->num_regs ? f->sass->num_regs : GUESSED_REGS;
 		out->shared_bytes = f->sass->shared_bytes;
 		out->local_bytes = f->sass->local_bytes;
 		out->max_threads = f->sass->max_threads;

@@ -61,7 +61,9 @@ static sim_err load_ptx(sim_module *m, const char *text, size_t len, int sm, cha
 	ptx_status st = ptx_module_load(text, len, &opts, &m->ptx, log, loglen);
 
 	if (st != PTX_OK)
-		return st == PTX_EVERSION ? SIM_EPTXVERSION : st == PTX_ENOMEM ? SIM_ENOMEM : SIM_EPTX;
+		return st == PTX_EVERSION ? SIM_EPTXVERSION
+		       : st == PTX_ENOMEM ? SIM_ENOMEM
+					  : SIM_EPTX;
 	/* A kernel that never ends must not hang a test run: 2^34 thread-instructions is
 	 * minutes of interpretation, far beyond any test. */
 	ptx_module_set_step_limit(m->ptx, (uint64_t)1 << 34);
@@ -111,7 +113,8 @@ static sim_err load_ptx_image(sim_module *m, const fatbin_image *img, int sm, ch
 	if (st != FATBIN_OK) {
 		char why[256];
 		snprintf(why, sizeof why, "%s", log);
-		snprintf(log, loglen, "simcuda: invalid PTX image %s in the fatbin: %s", target, why);
+		snprintf(log, loglen, "simcuda: invalid PTX image %s in the fatbin: %s", target,
+			 why);
 		return image_status(st);
 	}
 	err = load_ptx(m, (const char *)text, bytes, sm, log, loglen);
@@ -210,8 +213,8 @@ sim_err core_module_image(sim_module *m, const void *image, size_t len, int sm, 
 		}
 		if ((w->version != 1 && w->version != 2) || !w->data ||
 		    magic_of(w->data, 0) != FATBIN_MAGIC) {
-			snprintf(log, loglen, "simcuda: invalid fatbin wrapper (version %d, data %p)",
-				 w->version, w->data);
+			snprintf(log, loglen, "simcuda: invalid fatbin wrapper (version %d, "
+				 "data %p)", w->version, w->data);
 			return SIM_EIMAGE;
 		}
 		/* The driver trusts the container's own header for its size. */
@@ -221,7 +224,8 @@ sim_err core_module_image(sim_module *m, const void *image, size_t len, int sm, 
 		return load_fatbin(m, image, len ? len : fatbin_declared_size(image), sm, log,
 				   loglen);
 	if (magic == 0x464c457fu) /* "\177ELF" */
-		return load_cubin(m, image, len ? len : cubin_declared_size(image), sm, log, loglen);
+		return load_cubin(m, image, len ? len : cubin_declared_size(image), sm, log,
+				  loglen);
 	if (!len)
 		len = strlen(image);
 	m->binary_arch = sm;

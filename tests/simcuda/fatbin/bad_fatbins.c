@@ -3,8 +3,8 @@
  * the real driver's status and nothing crashes.  In-memory images end at a page the process
  * cannot read, so a read past the container's declared end would crash the test.  Then
  * handles that are not live modules or functions.
- *   fatbin_bad DEFAULT.fatbin SIZE.fatbin SPEED.fatbin SM75.cubin
- * (nvcc 13's default, --compress-mode=size and --compress-mode=speed builds, and a cubin). */
+ *   fatbin_bad DEFAULT.fatbin SIZE.fatbin SPEED.fatbin NONE.fatbin SM75.cubin
+ * (nvcc 13's default build in the default, size, speed and none compress modes, a cubin). */
 #include <cuda.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -13,7 +13,8 @@
 #include "check.h"
 
 #define OK(call) CHECK_INT(#call, (call), CUDA_SUCCESS)
-#define SM75_DEVICE 2 /* SIMCUDA_ARCH=sm_61,sm_70,sm_75,... */
+#define SM75_DEVICE 2 /* SIMCUDA_ARCH=sm_61,sm_70,sm_75,sm_80,... */
+#define SM80_DEVICE 3
 
 struct blob {
 	uint8_t *p;
@@ -45,11 +46,26 @@ static struct blob copy(struct blob b)
 	return c;
 }
 
-static void put16(uint8_t *p, unsigned v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void put32(uint8_t *p, uint32_t v) { put16(p, v & 0xffff); put16(p + 2, v >> 16); }
-static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
-static uint32_t get32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
-static uint64_t get64(const uint8_t *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+/* Little-endian fields of n bytes. */
+static void put(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+static uint64_t get(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+#define put16(p, v) put(p, v, 2)
+#define put32(p, v) put(p, v, 4)
+#define put64(p, v) put(p, v, 8)
+#define get32(p) ((uint32_t)get(p, 4))
+#define get64(p) get(p, 8)
 
 /* Offset of image i's header: the container header's size, then header + payload each. */
 static size_t image_at(const uint8_t *fb, int i)
@@ -218,8 +234,59 @@ static void check_cubin(struct blob elf)
 	put64(b.p + 40, b.n); /* the section table at the end of the file */
 	EXPECT("section table past the end", load_file(b.p, b.n), CUDA_ERROR_INVALID_IMAGE);
 	memcpy(b.p, elf.p, elf.n);
+	/* The last section's size: past the end of the file. */
+	put64(b.p + get64(b.p + 40) + (size_t)(b.p[60] + 256 * b.p[61] - 1) * 64 + 32, b.n);
+	EXPECT("section past the end", load_file(b.p, b.n), CUDA_ERROR_INVALID_IMAGE);
+	memcpy(b.p, elf.p, elf.n);
 	b.p[4] = 1; /* ELFCLASS32 */
 	EXPECT("32-bit ELF", load_guarded(b.p, b.n), CUDA_ERROR_INVALID_IMAGE);
+	free(b.p);
+}
+
+static void use_device(int ordinal)
+{
+	CUcontext ctx = NULL;
+	CUdevice dev = 0;
+
+	OK(cuDeviceGet(&dev, ordinal));
+	OK(cuDevicePrimaryCtxRetain(&ctx, dev));
+	OK(cuCtxSetCurrent(ctx));
+}
+
+/* PTX the interpreter refuses (here: not PTX at all) in a fatbin whose SASS fits: the
+ * module loads as the device would load it, SASS only; where only the PTX fits, the JIT's
+ * error. */
+static void check_refused_ptx(struct blob none, const char *logpath)
+{
+	struct blob b = copy(none);
+	uint8_t *text = payload(b.p, 1);
+	CUmodule m = NULL;
+	CUfunction f = NULL;
+	CUdeviceptr p = 0;
+	void *params[] = {&p};
+	uint8_t *dot = memchr(text, '.', 64);
+	char *log;
+
+	if (!dot || memcmp(dot, ".version", 8) != 0) {
+		CHECK(0, "%s", "no .version at the start of the PTX image");
+		free(b.p);
+		return;
+	}
+	memcpy(dot, "?version", 8);
+	OK(cuModuleLoadData(&m, b.p));
+	OK(cuModuleGetFunction(&f, m, "twice"));
+	CHECK_INT("launch with the PTX refused", cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL,
+								 params, NULL),
+		  CUDA_ERROR_NOT_SUPPORTED);
+	OK(cuModuleUnload(m));
+	log = check_read_file(logpath);
+	CHECK(log && strstr(log, "# kernel twice: ") && strstr(log, "refused its PTX (compute_75)"),
+	      "%s", "no note of the refused PTX in the call log");
+	free(log);
+	use_device(SM80_DEVICE);
+	EXPECT("refused PTX, no SASS for the device", load_guarded(b.p, b.n),
+	       CUDA_ERROR_INVALID_PTX);
+	use_device(SM75_DEVICE);
 	free(b.p);
 }
 
@@ -236,7 +303,8 @@ static void check_handles(struct blob def)
 		  cuLaunchKernel(bogus_f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL),
 		  CUDA_ERROR_INVALID_HANDLE);
 	CHECK_INT("attribute of a made-up function",
-		  cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, bogus_f), CUDA_ERROR_INVALID_HANDLE);
+		  cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, bogus_f),
+		  CUDA_ERROR_INVALID_HANDLE);
 	CHECK_INT("function of a made-up module", cuModuleGetFunction(&f, bogus_m, "add_bias"),
 		  CUDA_ERROR_INVALID_HANDLE);
 	CHECK_INT("global of a made-up module", cuModuleGetGlobal(&p, &bytes, bogus_m, "bias"),
@@ -256,26 +324,27 @@ static void check_handles(struct blob def)
 
 int main(int argc, char **argv)
 {
-	struct blob def, size, speed, elf;
-	CUcontext ctx = NULL;
-	CUdevice dev = 0;
+	char logpath[] = "/tmp/fatbin_bad_log.XXXXXX";
+	int logfd = mkstemp(logpath);
+	struct blob def, size, speed, none, elf;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: fatbin_bad DEFAULT.fatbin SIZE.fatbin SPEED.fatbin SM75.cubin\n");
+	if (argc != 6 || logfd < 0) {
+		fprintf(stderr, "usage: fatbin_bad DEFAULT.fatbin SIZE.fatbin SPEED.fatbin "
+			"NONE.fatbin SM75.cubin\n");
 		return 2;
 	}
 	def = read_blob(argv[1]);
 	size = read_blob(argv[2]);
 	speed = read_blob(argv[3]);
-	elf = read_blob(argv[4]);
-	if (!def.p || !size.p || !speed.p || !elf.p) {
+	none = read_blob(argv[4]);
+	elf = read_blob(argv[5]);
+	if (!def.p || !size.p || !speed.p || !none.p || !elf.p) {
 		fprintf(stderr, "fatbin_bad: cannot read the inputs\n");
 		return 2;
 	}
+	setenv("SIMCUDA_LOG", logpath, 1);
 	OK(cuInit(0));
-	OK(cuDeviceGet(&dev, SM75_DEVICE));
-	OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-	OK(cuCtxSetCurrent(ctx));
+	use_device(SM75_DEVICE);
 	check_container(def);
 	check_images(def);
 	check_compressed(def, 1, "zstd");   /* the PTX */
@@ -283,6 +352,8 @@ int main(int argc, char **argv)
 	check_compressed(speed, 1, "LZ4");  /* the PTX */
 	check_wrapper(def);
 	check_cubin(elf);
+	check_refused_ptx(none, logpath);
 	check_handles(def);
+	unlink(logpath);
 	return check_report("fatbin_bad");
 }

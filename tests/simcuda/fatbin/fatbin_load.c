@@ -27,9 +27,11 @@ static const struct variant {
 	const char *rebuild;   /* the hint of the SASS-only note */
 } variants[] = {
 	/* nvcc's default: SASS sm_75 and PTX compute_75. */
-	{"default", {NONE, NONE, RUN, RUN, RUN, RUN}, {0, 0, 75, 80, 86, 90}, {0, 0, 75, 75, 75, 75}, NULL},
+	{"default", {NONE, NONE, RUN, RUN, RUN, RUN}, {0, 0, 75, 80, 86, 90},
+	 {0, 0, 75, 75, 75, 75}, NULL},
 	/* -arch=sm_80: SASS sm_80 (runs on sm_86 too) and PTX compute_80. */
-	{"sm80", {NONE, NONE, NONE, RUN, RUN, RUN}, {0, 0, 0, 80, 80, 90}, {0, 0, 0, 80, 80, 80}, NULL},
+	{"sm80", {NONE, NONE, NONE, RUN, RUN, RUN}, {0, 0, 0, 80, 80, 90}, {0, 0, 0, 80, 80, 80},
+	 NULL},
 	/* -gencode arch=compute_75,code=sm_75: SASS only. */
 	{"sass75", {NONE, NONE, SASS, NONE, NONE, NONE}, {0, 0, 75, 0, 0, 0}, {0, 0, 75, 0, 0, 0},
 	 "-gencode arch=compute_75,code=[sm_75,compute_75]"},
@@ -40,7 +42,8 @@ static const struct variant {
 	{"mixed", {NONE, NONE, SASS, RUN, RUN, RUN}, {0, 0, 75, 80, 86, 90}, {0, 0, 75, 80, 80, 80},
 	 "-gencode arch=compute_75,code=[sm_75,compute_75]"},
 	/* -arch=sm_90a: PTX compute_90, SASS sm_90a, PTX compute_90a: nothing below sm_90. */
-	{"sm90a", {NONE, NONE, NONE, NONE, NONE, RUN}, {0, 0, 0, 0, 0, 90}, {0, 0, 0, 0, 0, 90}, NULL},
+	{"sm90a", {NONE, NONE, NONE, NONE, NONE, RUN}, {0, 0, 0, 0, 0, 90}, {0, 0, 0, 0, 0, 90},
+	 NULL},
 };
 
 /* __fatBinC_Wrapper_t, as nvcc emits it. */
@@ -148,15 +151,18 @@ static void check_device(const struct variant *v, int d, const void *image, cons
 		if (v->outcome[d] == NONE) {
 			if (st != CUDA_ERROR_NO_BINARY_FOR_GPU)
 				fprintf(stderr, "%s on sm_%d:\n", how_names[how], archs[d]);
-			CHECK_INT("load with no image for the device", st, CUDA_ERROR_NO_BINARY_FOR_GPU);
+			CHECK_INT("load with no image for the device", st,
+				  CUDA_ERROR_NO_BINARY_FOR_GPU);
 			if (how == LOAD_DATA_EX)
-				CHECK(strstr(log, "no kernel image is available"), "JIT log: \"%s\"", log);
+				CHECK(strstr(log, "no kernel image is available"),
+				      "JIT log: \"%s\"", log);
 			if (st == CUDA_SUCCESS)
 				cuModuleUnload(m);
 			continue;
 		}
 		if (st != CUDA_SUCCESS) {
-			fprintf(stderr, "%s on sm_%d: %d %s\n", how_names[how], archs[d], (int)st, log);
+			fprintf(stderr, "%s on sm_%d: %d %s\n", how_names[how], archs[d], (int)st,
+				log);
 			CHECK_INT("load", st, CUDA_SUCCESS);
 			continue;
 		}
@@ -182,7 +188,8 @@ static int count_lines(const char *path, const char *a, const char *b)
 	char *text = check_read_file(path), *line, *save = NULL;
 	int n = 0;
 
-	for (line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+	line = text ? strtok_r(text, "\n", &save) : NULL;
+	for (; line; line = strtok_r(NULL, "\n", &save))
 		n += strstr(line, a) && strstr(line, b);
 	free(text);
 	return n;
@@ -219,12 +226,13 @@ int main(int argc, char **argv)
 	if (v->rebuild) {
 		CHECK_INT("notes on stderr for add_bias",
 			  count_lines(errpath, "kernel add_bias:", v->rebuild), sass_launches);
-		CHECK_INT("notes on stderr for twice", count_lines(errpath, "kernel twice:", v->rebuild),
-			  sass_launches);
+		CHECK_INT("notes on stderr for twice",
+			  count_lines(errpath, "kernel twice:", v->rebuild), sass_launches);
 		CHECK_INT("notes in the call log for add_bias",
 			  count_lines(logpath, "# kernel add_bias:", v->rebuild), sass_launches);
 		CHECK_INT("notes on stderr for variables",
-			  count_lines(errpath, "variable bias:", "only interprets PTX"), sass_launches);
+			  count_lines(errpath, "variable bias:", "only interprets PTX"),
+			  sass_launches);
 		CHECK(sass_launches > 0, "no SASS-only module was launched");
 	}
 	{

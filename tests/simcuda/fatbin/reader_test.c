@@ -1,6 +1,8 @@
 /* The fatbin reader alone (core/fatbin.c), on images made here: which image a device runs
  * (the driver's rules, arch-specific and family images, 32-bit and LTO images), containers
  * parsed and refused, and payloads through both codecs.  Needs no nvcc and no CUDA. */
+#include <sys/resource.h>
+
 #include <lz4.h>
 #include <zstd.h>
 
@@ -57,8 +59,9 @@ static void check_choices(void)
 			fatbin_choice got;
 			fatbin_choose(&fb, t->expect[d].sm, &got);
 			CHECK(got.sass == t->expect[d].sass && got.ptx == t->expect[d].ptx,
-			      "%s on sm_%d: got SASS %d PTX %d, want %d %d", t->what, t->expect[d].sm,
-			      got.sass, got.ptx, t->expect[d].sass, t->expect[d].ptx);
+			      "%s on sm_%d: got SASS %d PTX %d, want %d %d", t->what,
+			      t->expect[d].sm, got.sass, got.ptx, t->expect[d].sass,
+			      t->expect[d].ptx);
 		}
 	}
 }
@@ -121,7 +124,9 @@ static void check_content(const char *what, const uint8_t *buf, size_t n)
 	fatbin_free(&fb);
 }
 
-static void expect_refused(const char *what, const uint8_t *buf, size_t n)
+/* Refused as malformed, with a message (containing says, when not NULL). */
+static void expect_refused_saying(const char *what, const uint8_t *buf, size_t n,
+				  const char *says)
 {
 	char err[256] = "";
 	uint8_t *out = NULL;
@@ -132,9 +137,14 @@ static void expect_refused(const char *what, const uint8_t *buf, size_t n)
 	if (st == FATBIN_OK && fb.nimages)
 		st = fatbin_image_content(&fb.images[0], &out, &bytes, err, sizeof err);
 	CHECK(st == FATBIN_EINVALID, "%s: got status %d, want FATBIN_EINVALID", what, st);
-	CHECK(err[0], "%s: no message", what);
+	CHECK(err[0] && (!says || strstr(err, says)), "%s: message \"%s\"", what, err);
 	free(out);
 	fatbin_free(&fb);
+}
+
+static void expect_refused(const char *what, const uint8_t *buf, size_t n)
+{
+	expect_refused_saying(what, buf, n, NULL);
 }
 
 static void check_containers(void)
@@ -155,7 +165,7 @@ static void check_containers(void)
 	expect_refused("zstd data broken", buf, n);
 	n = make_fatbin(buf, PTX, 80, packed, (size_t)z, ((size_t)z + 7) & ~(size_t)7,
 			B64 | FATBIN_FLAG_ZSTD, len + 1);
-	expect_refused("zstd size one more", buf, n);
+	expect_refused_saying("zstd size one more", buf, n, "zstd frame holds");
 	l = LZ4_compress_default(text, (char *)packed, (int)len, (int)sizeof packed);
 	n = make_fatbin(buf, PTX, 80, packed, (size_t)l, ((size_t)l + 7) & ~(size_t)7,
 			B64 | FATBIN_FLAG_LZ4, len);
@@ -181,9 +191,48 @@ static void check_containers(void)
 	}
 }
 
+/* A declared size the stored bytes cannot hold is refused before anything of that size is
+ * allocated: with the address space capped below it, the answer is "invalid", not "out of
+ * memory".  (AddressSanitizer needs the address space: skipped under it.) */
+static void check_no_large_allocation(void)
+{
+#ifndef __SANITIZE_ADDRESS__
+	static uint8_t buf[2048], packed[1024];
+	size_t len = strlen(text), n;
+	int z = (int)ZSTD_compress(packed, sizeof packed, text, len, 19);
+	size_t huge = (size_t)900 << 20;
+	struct rlimit cap = {(rlim_t)512 << 20, (rlim_t)512 << 20}, old;
+	ZSTD_CCtx *cctx;
+
+	getrlimit(RLIMIT_AS, &old);
+	cap.rlim_max = old.rlim_max;
+	if (setrlimit(RLIMIT_AS, &cap) != 0)
+		return;
+	n = make_fatbin(buf, PTX, 80, packed, (size_t)z, ((size_t)z + 7) & ~(size_t)7,
+			B64 | FATBIN_FLAG_ZSTD, huge);
+	expect_refused("zstd data declared 900 MiB", buf, n);
+	/* A frame that does not say its size: only the block bound is left to check. */
+	cctx = ZSTD_createCCtx();
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+	z = (int)ZSTD_compress2(cctx, packed, sizeof packed, text, len);
+	ZSTD_freeCCtx(cctx);
+	CHECK(!ZSTD_isError((size_t)z) &&
+	      ZSTD_getFrameContentSize(packed, (size_t)z) == ZSTD_CONTENTSIZE_UNKNOWN,
+	      "%s", "zstd frame without its size");
+	n = make_fatbin(buf, PTX, 80, packed, (size_t)z, ((size_t)z + 7) & ~(size_t)7,
+			B64 | FATBIN_FLAG_ZSTD, huge);
+	expect_refused("900 MiB declared, zstd frame without its size", buf, n);
+	n = make_fatbin(buf, PTX, 80, text, len, (len + 7) & ~(size_t)7, B64 | FATBIN_FLAG_LZ4,
+			huge);
+	expect_refused("LZ4 data declared 900 MiB", buf, n);
+	setrlimit(RLIMIT_AS, &old);
+#endif
+}
+
 int main(void)
 {
 	check_choices();
 	check_containers();
+	check_no_large_allocation();
 	return check_report("fatbin reader");
 }
