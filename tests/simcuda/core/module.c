@@ -79,8 +79,11 @@ static sim_err place_globals(sim_module *m)
 		const void *init;
 		void *host;
 		ptx_module_global_name(m->ptx, i, &bytes, &init);
-		if (sim_mem_alloc(m->device, bytes ? bytes : 1, SIM_ALLOC_INTERNAL, "module global",
-				  &m->globals[i]) != SIM_OK)
+		/* A __managed__ variable is read and written by the host too. */
+		if (sim_mem_alloc(m->device, bytes ? bytes : 1,
+				  ptx_module_global_managed(m->ptx, i) ? SIM_ALLOC_MANAGED
+									: SIM_ALLOC_INTERNAL,
+				  "module global", &m->globals[i]) != SIM_OK)
 			return SIM_ENOMEM;
 		host = sim_mem_try_map((uint64_t)(uintptr_t)m->globals[i], bytes);
 		if (host && bytes) {

@@ -45,6 +45,7 @@ static expect kernels_expect = OK, gemm_expect = OK;
 
 __constant__ float scale_c[4];
 __device__ int launches_seen;
+__managed__ int managed_count = 40;
 __device__ float results_d[8];
 
 // Sum of scale * x over the array: dynamic shared memory, a warp-shuffle reduction, atomics
@@ -66,6 +67,7 @@ __global__ void sum_bf16(const __nv_bfloat16 *x, int n, float *out)
 			s += partial[w];
 		atomicAdd(out, s);
 		atomicAdd(&launches_seen, 1);
+		atomicAdd(&managed_count, 1);
 	}
 }
 
@@ -199,6 +201,11 @@ static void check_kernels()
 		int seen = -1;
 		CHECK(cudaMemcpyFromSymbol(&seen, launches_seen, sizeof seen) == cudaSuccess, "from");
 		CHECK(seen == (n + 255) / 256, "launches_seen %d", seen);
+		// __managed__: the host reads what the kernel added to its initial value, and
+		// writes it directly.
+		CHECK(managed_count == 40 + (n + 255) / 256, "managed_count %d", managed_count);
+		managed_count = 7;
+		CHECK(managed_count == 7, "managed_count written %d", managed_count);
 	}
 
 	// axpy_bf16 and round_bf16 on the legacy-synchronising stream s2.
