@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Tests of the `bf16shim` command: dispatch, `version`, and `sim` (library path, architecture
 # and exit status passed through; a real-library sample program reaches the simulator).
-# Usage: test_bf16shim.sh BF16SHIM SAMPLE_GEMM SIMDIR VERSION
+# Usage: test_bf16shim.sh BF16SHIM SAMPLE_GEMM SIMDIR VERSION SAMPLE_GEMM_WITH_RPATH
 set -u
-shim=$1 sample=$2 simdir=$3 version=$4
+shim=$1 sample=$2 simdir=$3 version=$4 rpath_sample=$5
 failures=0
 
 fail() {
@@ -47,6 +47,10 @@ LD_LIBRARY_PATH=/keep/me expect_status 0 "existing LD_LIBRARY_PATH kept after th
 	"$shim" sim sm_75 -- sh -c 'printf "%s\n" "$LD_LIBRARY_PATH"'
 expect_output "library path order" "^$simdir:/keep/me\$"
 expect_status 127 "missing program" "$shim" sim sm_75 -- /no/such/program
+# The simulator is preloaded too, after what was preloaded already.
+LD_PRELOAD=/keep/preload.so expect_status 0 "preloads" \
+	"$shim" sim sm_75 -- sh -c 'printf "%s\n" "$LD_PRELOAD"'
+expect_output "preloads" "^/keep/preload.so:$simdir/libcuda.so.1:$simdir/libcudart.so.13:$simdir/libcublasLt.so.13:$simdir/libcublas.so.13\$"
 
 # A program linked against the real CUDA libraries runs on the simulated device.
 expect_status 0 "sample on sm_61" "$shim" sim sm_61 -- "$sample" --expect-sm 61 gemm_ex_bf16
@@ -54,6 +58,15 @@ expect_output "sample on sm_61" "sm_61"
 expect_output "sample on sm_61" "gemm_ex_bf16 .*CUBLAS_STATUS_NOT_SUPPORTED \(expected"
 expect_status 0 "sample on sm_90" "$shim" sim sm_90 -- "$sample" --expect-sm 90 gemm_ex_bf16
 expect_output "sample on sm_90" "gemm_ex_bf16 .*CUBLAS_STATUS_SUCCESS \(expected"
+# A DT_RPATH to the real libraries (PyTorch's wheels have one) does not take the program off
+# the simulator.
+if readelf -d "$rpath_sample" 2>/dev/null | grep -q "(RPATH)"; then
+	expect_status 0 "sample with an rpath on sm_61" \
+		"$shim" sim sm_61 -- "$rpath_sample" --expect-sm 61 gemm_ex_bf16
+	expect_output "sample with an rpath on sm_61" "gemm_ex_bf16 .*CUBLAS_STATUS_NOT_SUPPORTED \(expected"
+else
+	echo "sample with an rpath: not checked (no real CUDA libraries to point it at)"
+fi
 # The wrong expectation must fail, or the two checks above prove nothing.
 expect_status 1 "sample with a wrong arch expectation" \
 	"$shim" sim sm_75 -- "$sample" --expect-sm 61 gemm_ex_f32
