@@ -27,6 +27,7 @@ struct block {
 	sim_alloc_kind kind;
 	const char *api;
 	unsigned char *host;
+	int mapped;         /* placed by sim_mem_map_at: the caller owns the host bytes */
 };
 
 static pthread_rwlock_t mem_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -38,6 +39,15 @@ static uint64_t cursor;        /* next-fit start, so freed addresses are not reu
 static size_t used[CORE_MAX_DEVICES];
 static struct block freed[FREED_RING];
 static unsigned nfreed;
+
+/* Address ranges reserved by sim_mem_reserve (cuMemAddressReserve), sorted by address: only
+ * sim_mem_map_at places blocks there. */
+struct reservation {
+	uint64_t addr;
+	size_t size;
+};
+static struct reservation *resv;
+static size_t nresv, cap_resv;
 
 static sim_stats stats;
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -89,7 +99,7 @@ static const struct block *find_block(uint64_t a)
 }
 
 /* First gap of span bytes at or after from; 0 if none. */
-static uint64_t find_gap(uint64_t from, size_t span)
+static uint64_t gap_between_blocks(uint64_t from, size_t span)
 {
 	size_t i = upper_bound(from);
 	uint64_t a = from;
@@ -102,6 +112,27 @@ static uint64_t find_gap(uint64_t from, size_t span)
 		a = blocks[i].addr + blocks[i].span;
 	}
 	return a + span <= range_hi ? a : 0;
+}
+
+/* The reservation overlapping [a, a + span), if any. */
+static const struct reservation *reservation_at(uint64_t a, size_t span)
+{
+	for (size_t i = 0; i < nresv; i++)
+		if (a < resv[i].addr + resv[i].size && resv[i].addr < a + span)
+			return &resv[i];
+	return NULL;
+}
+
+/* First gap of span bytes at or after from, outside blocks and reservations; 0 if none. */
+static uint64_t find_gap(uint64_t from, size_t span)
+{
+	for (;;) {
+		uint64_t a = gap_between_blocks(from, span);
+		const struct reservation *r = a ? reservation_at(a, span) : NULL;
+		if (!r)
+			return a;
+		from = r->addr + r->size;
+	}
 }
 
 /* Managed memory is where the host can reach it: the block's own pages of the reserved
@@ -232,7 +263,7 @@ sim_err sim_mem_free(void *dptr)
 		return SIM_OK;
 	pthread_rwlock_wrlock(&mem_lock);
 	i = upper_bound(a);
-	if (i && blocks[i - 1].addr == a) {
+	if (i && blocks[i - 1].addr == a && !blocks[i - 1].mapped) {
 		remove_block(i - 1);
 		err = SIM_OK;
 	}
@@ -244,7 +275,7 @@ void core_mem_reset(int device)
 {
 	pthread_rwlock_wrlock(&mem_lock);
 	for (size_t i = nblocks; i-- > 0;)
-		if (blocks[i].device == device)
+		if (blocks[i].device == device && !blocks[i].mapped)
 			remove_block(i);
 	pthread_rwlock_unlock(&mem_lock);
 }
@@ -275,11 +306,21 @@ static void describe(uint64_t a, char *buf, size_t cap)
 	}
 }
 
+/* An access may run from one mapped block into the next when both addresses and host bytes
+ * continue (physical allocations mapped side by side, cuMemMap). */
 static void *map_locked(uint64_t a, size_t bytes)
 {
 	const struct block *b = find_block(a);
-	if (!b || bytes > b->size - (a - b->addr))
+	uint64_t end = a + bytes;
+
+	if (!b)
 		return NULL;
+	for (const struct block *c = b; end > c->addr + c->size; c++) {
+		const struct block *n = c + 1;
+		if (!c->mapped || n >= blocks + nblocks || !n->mapped ||
+		    n->addr != c->addr + c->size || n->host != c->host + c->size)
+			return NULL;
+	}
 	return b->host + (a - b->addr);
 }
 
@@ -351,6 +392,147 @@ void sim_mem_info(int device, size_t *free_bytes, size_t *total_bytes)
 		*free_bytes = total > u ? total - u : 0;
 	if (total_bytes)
 		*total_bytes = total;
+}
+
+/* ------------------------------------------------------- virtual memory management */
+
+sim_err sim_mem_reserve(size_t bytes, size_t align, uint64_t *addr)
+{
+	sim_err err = SIM_OK;
+	uint64_t a;
+	size_t i;
+
+	pthread_once(&mem_once, mem_init);
+	if (!range_lo || !bytes || (align & (align - 1)))
+		return SIM_EINVAL;
+	if (align < ALIGN)
+		align = ALIGN;
+	pthread_rwlock_wrlock(&mem_lock);
+	/* Aligned: look for align bytes more and round up into them. */
+	a = find_gap(cursor, bytes + align);
+	if (!a)
+		a = find_gap(range_lo + ALIGN, bytes + align);
+	if (a && nresv == cap_resv) {
+		size_t ncap = cap_resv ? cap_resv * 2 : 8;
+		struct reservation *nr = realloc(resv, ncap * sizeof *nr);
+		if (nr) {
+			resv = nr;
+			cap_resv = ncap;
+		} else {
+			a = 0;
+		}
+	}
+	if (!a) {
+		err = SIM_ENOMEM;
+	} else {
+		a = (a + align - 1) / align * align;
+		for (i = 0; i < nresv && resv[i].addr < a; i++)
+			;
+		memmove(&resv[i + 1], &resv[i], (nresv - i) * sizeof *resv);
+		resv[i] = (struct reservation){a, bytes};
+		nresv++;
+		cursor = a + bytes;
+		*addr = a;
+	}
+	pthread_rwlock_unlock(&mem_lock);
+	return err;
+}
+
+sim_err sim_mem_unreserve(uint64_t addr, size_t bytes)
+{
+	sim_err err = SIM_EINVAL;
+	size_t j;
+
+	pthread_rwlock_wrlock(&mem_lock);
+	/* Only a whole reservation, and only once nothing is mapped in it. */
+	j = upper_bound(addr);
+	if ((j && blocks[j - 1].addr == addr) || (j < nblocks && blocks[j].addr < addr + bytes))
+		j = nresv;
+	else
+		for (j = 0; j < nresv && (resv[j].addr != addr || resv[j].size != bytes); j++)
+			;
+	if (j < nresv) {
+		memmove(&resv[j], &resv[j + 1], (nresv - j - 1) * sizeof *resv);
+		nresv--;
+		err = SIM_OK;
+	}
+	pthread_rwlock_unlock(&mem_lock);
+	return err;
+}
+
+sim_err sim_mem_map_at(int device, uint64_t addr, size_t bytes, void *host, const char *api)
+{
+	struct block b = {0};
+	sim_err err = SIM_OK;
+	const struct reservation *r;
+	size_t i;
+
+	pthread_rwlock_wrlock(&mem_lock);
+	r = reservation_at(addr, bytes);
+	i = upper_bound(addr);
+	if (!bytes || !host || !sim_device_get(device) || !r || addr < r->addr ||
+	    addr + bytes > r->addr + r->size || (i && blocks[i - 1].addr + blocks[i - 1].size > addr) ||
+	    (i < nblocks && blocks[i].addr < addr + bytes)) {
+		err = SIM_EINVAL;
+	} else if (nblocks == cap_blocks) {
+		size_t ncap = cap_blocks ? cap_blocks * 2 : 64;
+		struct block *nb = realloc(blocks, ncap * sizeof *nb);
+		if (!nb)
+			err = SIM_ENOMEM;
+		else {
+			blocks = nb;
+			cap_blocks = ncap;
+		}
+	}
+	if (err == SIM_OK) {
+		b.addr = addr;
+		b.size = b.span = bytes;
+		b.device = device;
+		b.kind = SIM_ALLOC_DEVICE;
+		b.api = api;
+		b.host = host;
+		b.mapped = 1;
+		memmove(&blocks[i + 1], &blocks[i], (nblocks - i) * sizeof *blocks);
+		blocks[i] = b;
+		nblocks++;
+	}
+	pthread_rwlock_unlock(&mem_lock);
+	return err;
+}
+
+sim_err sim_mem_unmap_at(uint64_t addr)
+{
+	sim_err err = SIM_EINVAL;
+	size_t i;
+
+	pthread_rwlock_wrlock(&mem_lock);
+	i = upper_bound(addr);
+	if (i && blocks[i - 1].addr == addr && blocks[i - 1].mapped) {
+		struct block *b = &blocks[i - 1];
+		b->host = NULL;
+		freed[nfreed++ % FREED_RING] = *b;
+		memmove(b, b + 1, (nblocks - i) * sizeof *blocks);
+		nblocks--;
+		err = SIM_OK;
+	}
+	pthread_rwlock_unlock(&mem_lock);
+	return err;
+}
+
+sim_err sim_mem_charge(int device, long long bytes)
+{
+	const sim_device *d = sim_device_get(device);
+	sim_err err = SIM_OK;
+
+	if (!d)
+		return SIM_EINVAL;
+	pthread_rwlock_wrlock(&mem_lock);
+	if (bytes > 0 && used[device] + (size_t)bytes > d->mem_bytes)
+		err = SIM_ENOMEM;
+	else
+		used[device] += (size_t)bytes; /* wraps back for a negative charge */
+	pthread_rwlock_unlock(&mem_lock);
+	return err;
 }
 
 /* ------------------------------------------------------------------ traffic */

@@ -159,6 +159,18 @@ SIM_API int sim_mem_is_device(const void *p);  /* inside the reserved device ran
 SIM_API void sim_mem_info(int device, size_t *free_bytes, size_t *total_bytes);
 /* Start and size of the live allocation containing dptr; SIM_EINVAL if none. */
 SIM_API sim_err sim_mem_range(uint64_t dptr, uint64_t *base, size_t *size);
+/* Virtual memory management (cuMemAddressReserve, cuMemMap): a reserved address range is
+ * left to sim_mem_map_at, which places a block there whose host bytes the caller owns (and
+ * keeps until sim_mem_unmap_at).  An access may run on from one such block into the next when
+ * addresses and host bytes both continue.  sim_mem_charge counts the caller's physical
+ * allocations against the device's memory (SIM_ENOMEM past SIMCUDA_MEM_MB; negative to give
+ * back). */
+SIM_API sim_err sim_mem_reserve(size_t bytes, size_t align, uint64_t *addr);
+SIM_API sim_err sim_mem_unreserve(uint64_t addr, size_t bytes);
+SIM_API sim_err sim_mem_map_at(int device, uint64_t addr, size_t bytes, void *host,
+			       const char *api);
+SIM_API sim_err sim_mem_unmap_at(uint64_t addr);
+SIM_API sim_err sim_mem_charge(int device, long long bytes);
 
 /* Traffic counters, for deterministic benchmarks: every GEMM and kernel adds the device
  * bytes it reads and writes; kernels add one launch. */

@@ -85,6 +85,18 @@
 	E(cuMemHostGetFlags, 2030, cuMemHostGetFlags) \
 	P(cuMemAllocAsync, 11020, cuMemAllocAsync, 11020, cuMemAllocAsync_ptsz) \
 	P(cuMemFreeAsync, 11020, cuMemFreeAsync, 11020, cuMemFreeAsync_ptsz) \
+	E(cuMemAddressReserve, 10020, cuMemAddressReserve) \
+	E(cuMemAddressFree, 10020, cuMemAddressFree) \
+	E(cuMemCreate, 10020, cuMemCreate) \
+	E(cuMemRelease, 10020, cuMemRelease) \
+	E(cuMemMap, 10020, cuMemMap) \
+	E(cuMemUnmap, 10020, cuMemUnmap) \
+	E(cuMemSetAccess, 10020, cuMemSetAccess) \
+	E(cuMemGetAllocationGranularity, 10020, cuMemGetAllocationGranularity) \
+	E(cuMemGetAllocationPropertiesFromHandle, 10020, cuMemGetAllocationPropertiesFromHandle) \
+	E(cuMemRetainAllocationHandle, 11000, cuMemRetainAllocationHandle) \
+	E(cuMemExportToShareableHandle, 10020, cuMemExportToShareableHandle) \
+	E(cuMemImportFromShareableHandle, 10020, cuMemImportFromShareableHandle) \
 	E(cuPointerGetAttribute, 4000, cuPointerGetAttribute) \
 	E(cuPointerGetAttributes, 7000, cuPointerGetAttributes) \
 	/* copies and fills */ \

@@ -21,8 +21,12 @@ static const struct {
 	unsigned version;
 } driver_api[] = {
 	{"cuDeviceGet", 12000}, {"cuDeviceGetAttribute", 12000},
-	{"cuMemGetAddressRange", 12000}, {"cuMemsetD32Async", 12000},
-	{"cuGetErrorString", 12000}, {"cuCtxGetCurrent", 12080}, {"cuCtxSetCurrent", 12080},
+	{"cuMemGetAddressRange", 12000}, {"cuMemAddressReserve", 12000}, {"cuMemRelease", 12000},
+	{"cuMemMap", 12000}, {"cuMemAddressFree", 12000}, {"cuMemSetAccess", 12000},
+	{"cuMemUnmap", 12000}, {"cuMemCreate", 12000}, {"cuMemGetAllocationGranularity", 12000},
+	{"cuMemExportToShareableHandle", 12000}, {"cuMemImportFromShareableHandle", 12000},
+	{"cuMemRetainAllocationHandle", 12000}, {"cuMemGetAllocationPropertiesFromHandle", 12000},
+	{"cuMemsetD32Async", 12000}, {"cuGetErrorString", 12000}, {"cuCtxGetCurrent", 12080}, {"cuCtxSetCurrent", 12080},
 	{"cuCtxPushCurrent", 12080}, {"cuCtxPopCurrent", 12080},
 	{"cuLogsRegisterCallback", 12090}, {"cuLogsUnregisterCallback", 12090},
 };
@@ -270,6 +274,62 @@ static void memory(cudaStream_t s)
 	free(registered);
 }
 
+static void *entry(const char *name)
+{
+	enum cudaDriverEntryPointQueryResult q;
+	void *fn = NULL;
+
+	RT_OK(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q));
+	return fn;
+}
+
+/* ExpandableSegment (c10/cuda/CUDACachingAllocator.cpp, expandable_segments:True): address
+ * space for the device's memory and a bit, 20 MiB allocations mapped as tensors need them,
+ * one cuMemSetAccess per growth, through the driver entry points torch fetched; a tensor
+ * across two allocations is copied with the runtime. */
+static void expandable_segment(cudaStream_t s)
+{
+	__typeof__(&cuMemAddressReserve) reserve = entry("cuMemAddressReserve");
+	__typeof__(&cuMemCreate) create = entry("cuMemCreate");
+	__typeof__(&cuMemMap) map = entry("cuMemMap");
+	__typeof__(&cuMemSetAccess) set_access = entry("cuMemSetAccess");
+	__typeof__(&cuMemUnmap) unmap = entry("cuMemUnmap");
+	__typeof__(&cuMemRelease) release = entry("cuMemRelease");
+	__typeof__(&cuMemAddressFree) address_free = entry("cuMemAddressFree");
+	const size_t seg = 20u << 20, nseg = 52; /* 1024 MiB + 1/8 */
+	CUmemAllocationProp prop = {0};
+	CUmemAccessDesc rw = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+	CUmemGenericAllocationHandle h[2];
+	CUdeviceptr va = 0;
+	float in[1024], out[1024];
+
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	for (int i = 0; i < 1024; i++)
+		in[i] = (float)i / 8;
+	CHECK_INT("cuMemAddressReserve", reserve(&va, seg * nseg, 0, 0, 0), CUDA_SUCCESS);
+	for (int i = 0; i < 2; i++) {
+		CHECK_INT("cuMemCreate", create(&h[i], seg, &prop, 0), CUDA_SUCCESS);
+		CHECK_INT("cuMemMap", map(va + i * seg, seg, 0, h[i], 0), CUDA_SUCCESS);
+	}
+	CHECK_INT("cuMemSetAccess", set_access(va, 2 * seg, &rw, 1), CUDA_SUCCESS);
+	CHECK_INT("pointer type", pointer_type((void *)(uintptr_t)va), cudaMemoryTypeDevice);
+	RT_OK(cudaMemcpyAsync((void *)(uintptr_t)(va + seg - 2048), in, sizeof in,
+			      cudaMemcpyHostToDevice, s));
+	RT_OK(cudaMemcpyAsync(out, (void *)(uintptr_t)(va + seg - 2048), sizeof out,
+			      cudaMemcpyDefault, s));
+	RT_OK(cudaStreamSynchronize(s));
+	CHECK(memcmp(in, out, sizeof in) == 0, "a tensor across two allocations");
+	RT_OK(cudaDeviceSynchronize());
+	for (int i = 0; i < 2; i++) {
+		CHECK_INT("cuMemUnmap", unmap(va + i * seg, seg), CUDA_SUCCESS);
+		CHECK_INT("cuMemRelease", release(h[i]), CUDA_SUCCESS);
+	}
+	CHECK_INT("cuMemAddressFree", address_free(va, seg * nseg), CUDA_SUCCESS);
+}
+
 /* A second device: p2p cache (cudaDeviceCanAccessPeer) and cross-device copies, here between
  * an sm_75 and an sm_61, which cannot be peers; the copy needs no peer access. */
 static void second_device(void)
@@ -339,6 +399,7 @@ int main(int argc, char **argv)
 
 	s = streams();
 	memory(s);
+	expandable_segment(s);
 	second_device();
 	RT_OK(cudaStreamDestroy(s));
 	RT_OK(cudaDeviceSynchronize());
