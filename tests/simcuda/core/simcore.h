@@ -100,6 +100,13 @@ SIM_API int sim_call_fault(sim_call *c, int *status);
 SIM_API int sim_call_end(sim_call *c, int status);
 /* Free-form note in the call log (e.g. an out-of-bounds report). */
 SIM_API void sim_log_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The body of every export the simulator does not model (stubs generated from the real
+ * libraries' export lists, exports/gen_stubs.py): logs the call, applies fault rules, and at
+ * the first call of api in the process (*reported still 0) writes one line to stderr and a
+ * note to the log, "<api> is not modeled by the simulator; it returns <returns>" (returns:
+ * NULL for the status itself).  Returns status, or the status a fault rule injects. */
+SIM_API int sim_unmodeled(sim_family fam, const char *api, int status, const char *returns,
+			  int *reported);
 
 /* ---------------------------------------------------------------- devices */
 
