@@ -84,7 +84,8 @@ expect_equal "TRITON_PTXAS_PATH kept" "$out" /opt/my/ptxas
 # --sim: the simulator's libraries and architecture, and the shim.
 expect_status 0 "--sim" "$cmd" run --sim sm_75 -- \
 	sh -c 'printf "%s|%s|%s\n" "$SIMCUDA_ARCH" "${LD_LIBRARY_PATH%%:*}" "$LD_PRELOAD"'
-expect_equal "--sim" "$out" "sm_75|$simdir|$lib"
+# The shim first, so that it interposes on the simulated libraries preloaded after it.
+expect_equal "--sim" "$out" "sm_75|$simdir|$lib:$simdir/libcuda.so.1:$simdir/libcudart.so.13:$simdir/libcublasLt.so.13:$simdir/libcublas.so.13"
 expect_status 2 "--sim with a bad arch" "$cmd" run --sim pascal -- true
 
 # The library search.
