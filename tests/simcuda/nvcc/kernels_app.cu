@@ -145,6 +145,7 @@ static bool launched(cudaError_t err, const char *what)
 		CHECK(err == cudaSuccess, "%s: %s", what, cudaGetErrorString(err));
 		return err == cudaSuccess;
 	case NOIMAGE:
+		std::printf("%s: %s\n", what, cudaGetErrorString(err));
 		CHECK(err == cudaErrorNoKernelImageForDevice, "%s: %s", what, cudaGetErrorName(err));
 		CHECK(std::strcmp(cudaGetErrorString(err),
 				  "no kernel image is available for execution on the device") == 0,
