@@ -36,12 +36,6 @@ static void register_atfork(void)
 	pthread_atfork(NULL, NULL, forget_counts);
 }
 
-static const char *const sym_names[] = {
-#define X(name) #name,
-	REAL_CUBLAS_SYMBOLS(X)
-#undef X
-};
-
 /* Null or misaligned operands in a GEMM with work to do (plan.h, bad_pointers). */
 int gemm_bad_pointers(const struct gemm_call *c)
 {
@@ -74,15 +68,8 @@ static void describe(const struct gemm_call *c, const struct device_facts *dev, 
 		     size_t cap)
 {
 	snprintf(buf, cap, "%s A=%d B=%d C=%d compute=%d algo=%d on sm_%d",
-		 c->api ? c->api : sym_names[c->sym],
+		 c->api,
 		 c->atype, c->btype, c->ctype, c->compute, c->algo, dev ? dev->sm : 0);
-}
-
-static abi_status forward_default_algo(const struct gemm_call *c)
-{
-	struct gemm_call d = *c;
-	d.algo = ABI_GEMM_DEFAULT;
-	return c->forward(&d);
 }
 
 typedef int (*rewrite_fn)(const struct gemm_call *, const struct device_facts *, const char **);
@@ -138,9 +125,9 @@ static abi_status execute(const struct gemm_call *c, const struct device_facts *
 	/* Every count is made after this point (n_retried after a call here too). */
 	pthread_once(&atfork_once, register_atfork);
 	if (d == DECIDE_PASS)
-		return c->forward(c);
+		return c->forward(c, c->algo);
 	if (d == DECIDE_PASS_DEFAULT_ALGO)
-		return forward_default_algo(c);
+		return c->forward(c, ABI_GEMM_DEFAULT);
 	while (d != DECIDE_PASS) {
 		const char *why = "unknown";
 		int st = rewrites[d](c, dev, &why);
@@ -159,7 +146,7 @@ static abi_status execute(const struct gemm_call *c, const struct device_facts *
 			      d == DECIDE_PASS ? "" : plan_decision_name(d));
 	}
 	atomic_fetch_add(&n_fallback, 1);
-	return c->forward(c);
+	return c->forward(c, c->algo);
 }
 
 /* What a dispatch did, for the trace. */
@@ -190,7 +177,7 @@ static abi_status dispatch(struct gemm_call *c, struct outcome *out)
 	out->plan = (struct plan){DECIDE_PASS, "no bf16 operand"};
 	/* Nothing to plan for a non-bf16 call until one has failed. */
 	if (!bf16 && !verdict_any()) {
-		st = c->forward(c);
+		st = c->forward(c, c->algo);
 		if (st != ABI_STATUS_NOT_SUPPORTED && st != ABI_STATUS_ARCH_MISMATCH)
 			return st;
 		p = (struct plan){DECIDE_PASS, "no bf16 operand"};
@@ -201,7 +188,7 @@ static abi_status dispatch(struct gemm_call *c, struct outcome *out)
 	out->dev = dev;
 	if (!dev) {
 		out->plan.reason = "device unknown";
-		return c->forward(c);
+		return c->forward(c, c->algo);
 	}
 	pd = (struct plan_device){dev->sm, dev->tensor_cores};
 	if (!verdict_lookup(&pc, dev->sm, &p))
@@ -257,10 +244,9 @@ retry:
 static void trace_call(const struct gemm_call *c, const struct outcome *out, abi_status st)
 {
 	int pmode = -1;
-	typedef abi_status (*get_pmode_fn)(abi_handle, int *);
-	get_pmode_fn gp = (get_pmode_fn)real_cublas(SYM_cublasGetPointerMode_v2);
+	abi_status (*gp)(abi_handle, int *) = real_cublas.cublasGetPointerMode_v2;
 	struct trace_record r = {
-		.api = sym_names[c->sym], .m = c->m, .n = c->n, .k = c->k, .batch = c->batch,
+		.api = c->api, .m = c->m, .n = c->n, .k = c->k, .batch = c->batch,
 		.transa = c->transa, .transb = c->transb, .atype = c->atype, .btype = c->btype,
 		.ctype = c->ctype, .compute = c->compute, .algo = c->algo,
 		.device = out->dev ? out->dev->ordinal : -1, .sm = out->dev ? out->dev->sm : -1,
@@ -281,20 +267,19 @@ abi_status shim_gemm(struct gemm_call *c)
 	int pass_all;
 
 	if (shim_depth)
-		return c->forward(c);
-	if (!real_init() || !real_cublas(c->sym))
-		return ABI_STATUS_NOT_INITIALIZED;
+		return c->forward(c, c->algo);
 	pass_all = shim_config()->mode == MODE_OFF;
-	if (!(__atomic_load_n(&shim_fast_gemm, __ATOMIC_ACQUIRE) & SHIM_FAST_READY))
+	if (!(__atomic_load_n(&shim_fast_gemm, __ATOMIC_ACQUIRE) & SHIM_FAST_READY) &&
+	    cublas_found())
 		/* While tracing, every call must reach the dispatcher to be written down. */
 		__atomic_fetch_or(&shim_fast_gemm, (pass_all ? SHIM_FAST_PASS_ALL : 0) |
 				  (trace_enabled() ? 0 : SHIM_FAST_READY), __ATOMIC_RELEASE);
 	if (pass_all && !trace_enabled())
-		return c->forward(c);
+		return c->forward(c, c->algo);
 	shim_depth++;
 	if (pass_all) {
 		struct outcome out = {NULL, {DECIDE_PASS, "BF16SHIM_MODE=off"}, -1};
-		st = c->forward(c);
+		st = c->forward(c, c->algo);
 		trace_call(c, &out, st);
 	} else {
 		struct outcome out = {NULL, {DECIDE_PASS, ""}, -1};
@@ -310,16 +295,6 @@ abi_status shim_gemm_run(const struct gemm_call *c, const struct device_facts *d
 			 const struct plan *p)
 {
 	return execute(c, dev, *p);
-}
-
-typedef abi_status (*destroy_fn)(abi_handle);
-
-abi_status shim_cublas_destroy(abi_handle handle)
-{
-	if (!real_init() || !real_cublas(SYM_cublasDestroy_v2))
-		return ABI_STATUS_NOT_INITIALIZED;
-	device_forget_handle(handle);
-	return ((destroy_fn)real_cublas(SYM_cublasDestroy_v2))(handle);
 }
 
 /* One line at exit, and only if the shim changed anything. */

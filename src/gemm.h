@@ -7,10 +7,13 @@
 
 #include "abi.h"
 #include "plan.h"
+#include "entry_points.h"
 #include "real.h"
 
 struct gemm_call;
-typedef abi_status (*gemm_forward_fn)(const struct gemm_call *c);
+/* Calls the real entry point a described call came through, with its arguments (and algo
+ * for its algorithm: DECIDE_PASS_DEFAULT_ALGO changes it). */
+typedef abi_status (*gemm_forward_fn)(const struct gemm_call *c, int algo);
 
 /* A cuBLASLt epilogue fused into ours: out = act(alpha*AB + beta*C + bias). */
 struct gemm_epilogue {
@@ -30,8 +33,8 @@ struct gemm_lt {
 };
 
 struct gemm_call {
-	enum real_cublas_sym sym;   /* the entry point, for forwarding and the log */
-	gemm_forward_fn forward;    /* calls the real entry point with these arguments */
+	const char *api;            /* the entry point called, for the log and the trace */
+	gemm_forward_fn forward;
 	abi_handle handle;
 	int transa, transb;
 	int64_t m, n, k;
@@ -46,13 +49,12 @@ struct gemm_call {
 	int algo;
 	int ptr_array;              /* the *BatchedEx form */
 	int first_status;           /* status of a fast-path attempt already made, or -1 */
-	/* Zero for cuBLAS GEMMs (the exported wrappers initialise the members above only). */
-	const char *api;            /* the name for the log, if not sym's */
+	/* Zero for cuBLAS GEMMs (cublas.c initialises the members above only). */
 	const struct gemm_lt *lt;   /* a cuBLASLt call: inner GEMMs go through cuBLASLt */
 	struct gemm_epilogue epilogue;
 };
 
-/* What the exported wrappers' fast path reads: one word for cuBLAS and one for cuBLASLt
+/* What the entry functions' pass-through reads: one word for cuBLAS and one for cuBLASLt
  * (found on its own), so that one load and one compare decide the common case.  Bits are
  * only ever set, atomically, READY with release order. */
 enum shim_fast_bit {
@@ -61,10 +63,12 @@ enum shim_fast_bit {
 	SHIM_FAST_PASS_ALL = 2,  /* BF16SHIM_MODE=off */
 	SHIM_FAST_VERDICTS = 4,  /* cuBLAS: a configuration once needed a retry (verdict.h) */
 };
-/* The cuBLASLt word holds READY and PASS_ALL only: the x86-64 fast path of cublasLtMatmul
- * (exports/cublaslt.c) compares it with 1 and 3, and a new bit there must change it. */
 extern unsigned shim_fast_gemm, shim_fast_lt;
-extern void *real_cublas_fn[SYM_CUBLAS_COUNT];
+
+/* The entry functions behind the exported cuBLAS GEMMs (cublas.c), of the same signatures. */
+#define X(name, INT, family) abi_status shim_##name family##_PARAMS(INT);
+CUBLAS_GEMMS(X)
+#undef X
 
 /* The dispatcher: plan, then forward, retry or rewrite. */
 abi_status shim_gemm(struct gemm_call *c);
@@ -74,23 +78,25 @@ abi_status shim_gemm_run(const struct gemm_call *c, const struct device_facts *d
 			 const struct plan *p);
 /* A null or misaligned operand in a GEMM with work to do: never rewritten (plan.h). */
 int gemm_bad_pointers(const struct gemm_call *c);
+/* cuBLAS is found, with every entry point the pass-through calls unchecked (cublas.c). */
+int cublas_found(void);
 /* cublasDestroy: drops what the shim keeps per handle, then destroys it. */
 abi_status shim_cublas_destroy(abi_handle handle);
 
 /* Re-entrancy: calls made while the shim is working (ours into cuBLAS, cuBLAS into its own
  * exported functions) go straight to the real function.
- * initial-exec: the wrappers reach it with a GOT load and an %fs-relative access instead of
+ * initial-exec: the entries reach it with a GOT load and an %fs-relative access instead of
  * a __tls_get_addr call.  The shim is preloaded or linked at start, where static TLS is the
  * norm; a late dlopen() still works because glibc keeps a static TLS surplus for such
- * libraries (this is our only thread-local variable, 4 bytes), and if that surplus were
- * ever exhausted dlopen() would fail with an error, never misbehave silently. */
+ * libraries (ours: this and lt_matmul_route, 16 bytes), and if that surplus were ever
+ * exhausted dlopen() would fail with an error, never misbehave silently. */
 extern __thread int shim_depth __attribute__((tls_model("initial-exec")));
 
 /* Can this call go straight to the real function?  With BF16SHIM_MODE=off, and for calls
  * with no bf16 operand once no configuration has needed a retry: one load and a few
  * compares, the cost every passed-through GEMM pays (bench/passthrough_cost.sh).  The rest,
  * nested calls included, go to shim_gemm(), which passes them through as well. */
-static inline int shim_fast_pass(int atype, int btype)
+static inline int gemm_passes(int atype, int btype)
 {
 	unsigned w = __atomic_load_n(&shim_fast_gemm, __ATOMIC_ACQUIRE);
 
@@ -99,8 +105,9 @@ static inline int shim_fast_pass(int atype, int btype)
 	return w == (SHIM_FAST_READY | SHIM_FAST_PASS_ALL);
 }
 
-/* A status that sends a fast-path call to the dispatcher for a retry. */
-static inline int shim_refused(abi_status st)
+/* The library refused the call (it may take another form): the only statuses that lead to
+ * another attempt. */
+static inline int gemm_refused(abi_status st)
 {
 	/* Success first: one compare on the path every call takes. */
 	return __builtin_expect(st != ABI_STATUS_SUCCESS, 0) &&

@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "lifetime.h"
-#include "lookup.h"
 #include "module.h"
 #include "real.h"
 #include "workspace.h"
@@ -51,13 +50,9 @@ static abi_context primary_of(abi_device dev)
 	return ctx;
 }
 
-typedef abi_result (*ctx_fn)(abi_context);
-typedef abi_result (*dev_fn)(abi_device);
-
-/* ours: the wrapper called, whose real function (legacy or _v2) is the one meant. */
-static abi_result ctx_destroy(void *ours, abi_context ctx)
+/* real: the driver's function of the name called (legacy or _v2). */
+static abi_result ctx_destroy(abi_result (*real)(abi_context), abi_context ctx)
 {
-	ctx_fn real = (ctx_fn)lookup_real(ours);
 	abi_result r;
 
 	if (!real)
@@ -69,9 +64,8 @@ static abi_result ctx_destroy(void *ours, abi_context ctx)
 	return r;
 }
 
-static abi_result primary_reset(void *ours, abi_device dev)
+static abi_result primary_reset(abi_result (*real)(abi_device), abi_device dev)
 {
-	dev_fn real = (dev_fn)lookup_real(ours);
 	abi_context ctx;
 	abi_result r;
 
@@ -87,30 +81,30 @@ static abi_result primary_reset(void *ours, abi_device dev)
 
 abi_result shim_cuCtxDestroy(abi_context ctx)
 {
-	return ctx_destroy((void *)shim_cuCtxDestroy, ctx);
+	return ctx_destroy(real_driver()->symbol.cuCtxDestroy, ctx);
 }
 
 abi_result shim_cuCtxDestroy_v2(abi_context ctx)
 {
-	return ctx_destroy((void *)shim_cuCtxDestroy_v2, ctx);
+	return ctx_destroy(real_driver()->symbol.cuCtxDestroy_v2, ctx);
 }
 
 abi_result shim_cuDevicePrimaryCtxReset(abi_device dev)
 {
-	return primary_reset((void *)shim_cuDevicePrimaryCtxReset, dev);
+	return primary_reset(real_driver()->symbol.cuDevicePrimaryCtxReset, dev);
 }
 
 abi_result shim_cuDevicePrimaryCtxReset_v2(abi_device dev)
 {
-	return primary_reset((void *)shim_cuDevicePrimaryCtxReset_v2, dev);
+	return primary_reset(real_driver()->symbol.cuDevicePrimaryCtxReset_v2, dev);
 }
 
 /* The runtime resets its current device's primary context through its own driver table,
  * out of our sight: the runtime call itself is what we see. */
 int shim_cudaDeviceReset(const void *caller)
 {
-	int (*reset)(void) = (int (*)(void))real_cudart(caller, SYM_cudaDeviceReset);
-	int (*get_device)(int *) = (int (*)(int *))real_cudart(caller, SYM_cudaGetDevice);
+	__auto_type reset = REAL_CUDART(caller, cudaDeviceReset);
+	__auto_type get_device = REAL_CUDART(caller, cudaGetDevice);
 	abi_context ctx = NULL;
 	int dev, r;
 
@@ -125,8 +119,6 @@ int shim_cudaDeviceReset(const void *caller)
 	return r;
 }
 
-typedef abi_result (*stream_fn)(abi_stream);
-
 /* A stream of the application's own: not NULL, CU_STREAM_LEGACY (1) or
  * CU_STREAM_PER_THREAD (2), which every context shares and nobody destroys. */
 static int own_stream(abi_stream stream)
@@ -134,10 +126,8 @@ static int own_stream(abi_stream stream)
 	return (uintptr_t)stream > 2;
 }
 
-static abi_result stream_destroy(void *ours, abi_stream stream)
+static abi_result stream_destroy(abi_result (*real)(abi_stream), abi_stream stream)
 {
-	stream_fn real = (stream_fn)lookup_real(ours);
-
 	if (!real)
 		return NO_DRIVER;
 	if (own_stream(stream) && module_any_loaded())
@@ -147,18 +137,17 @@ static abi_result stream_destroy(void *ours, abi_stream stream)
 
 abi_result shim_cuStreamDestroy(abi_stream stream)
 {
-	return stream_destroy((void *)shim_cuStreamDestroy, stream);
+	return stream_destroy(real_driver()->symbol.cuStreamDestroy, stream);
 }
 
 abi_result shim_cuStreamDestroy_v2(abi_stream stream)
 {
-	return stream_destroy((void *)shim_cuStreamDestroy_v2, stream);
+	return stream_destroy(real_driver()->symbol.cuStreamDestroy_v2, stream);
 }
 
 int shim_cudaStreamDestroy(abi_stream stream, const void *caller)
 {
-	int (*destroy)(abi_stream) =
-		(int (*)(abi_stream))real_cudart(caller, SYM_cudaStreamDestroy);
+	__auto_type destroy = REAL_CUDART(caller, cudaStreamDestroy);
 
 	if (!destroy)
 		return NO_RUNTIME;

@@ -9,7 +9,7 @@ abi_result shim_cuCtxDestroy(abi_context ctx);
 abi_result shim_cuCtxDestroy_v2(abi_context ctx);
 abi_result shim_cuDevicePrimaryCtxReset(abi_device dev);
 abi_result shim_cuDevicePrimaryCtxReset_v2(abi_device dev);
-/* caller: the return address of the exported function (real_cudart). */
+/* caller: the return address of the exported function (REAL_CUDART). */
 int shim_cudaDeviceReset(const void *caller);
 abi_result shim_cuStreamDestroy(abi_stream stream);
 abi_result shim_cuStreamDestroy_v2(abi_stream stream);

@@ -8,8 +8,6 @@
 
 /* Our wrapper if real_fn is a driver function we stand in for, else real_fn itself. */
 void *lookup_substitute(void *real_fn);
-/* The real driver function that our wrapper `ours` stands in for (NULL if none). */
-void *lookup_real(void *ours);
 
 abi_result shim_cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
 				    unsigned long long flags, int *status);
@@ -17,7 +15,7 @@ abi_result shim_cuGetProcAddress(const char *symbol, void **pfn, int version,
 				 unsigned long long flags);
 /* CUDA 12 forms (CUDA 11's cudaGetDriverEntryPoint has no status argument; a caller of that
  * form leaves the register unused: we only pass it on). */
-/* caller: the return address of the exported function (real_cudart). */
+/* caller: the return address of the exported function (REAL_CUDART). */
 int shim_cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
 				 int *status, const void *caller);
 int shim_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned version,

@@ -25,7 +25,7 @@ struct lt_call {
 static abi_status forward_matmul(const struct lt_matmul_args *a, abi_lt_desc desc,
 				 const abi_lt_algo *algo)
 {
-	return real_lt.cublasLtMatmul(a->handle, desc, a->alpha, a->a, a->adesc, a->b, a->bdesc,
+	return real_cublaslt.cublasLtMatmul(a->handle, desc, a->alpha, a->a, a->adesc, a->b, a->bdesc,
 				      a->beta, a->c, a->cdesc, a->d, a->ddesc, algo, a->workspace,
 				      a->workspace_bytes, a->stream);
 }
@@ -36,23 +36,31 @@ static abi_status forward_original(const struct lt_matmul_args *a)
 	return forward_matmul(a, a->desc, lt_algo_is_ours(a->algo) ? NULL : a->algo);
 }
 
-static abi_status forward_lt(const struct gemm_call *c)
+static abi_status forward_lt(const struct gemm_call *c, int algo)
 {
+	(void)algo; /* an Lt call's algorithm is its own (the plan never changes it) */
 	return forward_original(((const struct lt_call *)c)->args);
 }
 
 static abi_status forward_heuristic(const struct lt_heuristic_args *a, abi_lt_desc desc)
 {
-	return real_lt.cublasLtMatmulAlgoGetHeuristic(a->handle, desc, a->adesc, a->bdesc,
+	return real_cublaslt.cublasLtMatmulAlgoGetHeuristic(a->handle, desc, a->adesc, a->bdesc,
 						      a->cdesc, a->ddesc, a->pref, a->requested,
 						      a->results, a->returned);
 }
 
-/* Once the real cuBLASLt is found, the exported wrappers may take their fast path. */
+static abi_status lt_matmul_entry LT_MATMUL_PARAMS;
+__thread lt_matmul_fn lt_matmul_route __attribute__((tls_model("initial-exec"))) =
+	lt_matmul_entry;
+lt_matmul_fn lt_matmul_nested = lt_matmul_entry;
+
+/* Once the real cuBLASLt is found, the entries may pass calls straight to it. */
 static int lt_ready(void)
 {
-	if (!real_lt_init())
+	if (!real_cublaslt_find())
 		return 0;
+	if (real_cublaslt.cublasLtMatmul)
+		__atomic_store_n(&lt_matmul_nested, real_cublaslt.cublasLtMatmul, __ATOMIC_RELAXED);
 	if (!(__atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE) & SHIM_FAST_READY))
 		__atomic_fetch_or(&shim_fast_lt, (shim_config()->mode == MODE_OFF
 						  ? SHIM_FAST_PASS_ALL : 0) | SHIM_FAST_READY,
@@ -116,7 +124,7 @@ static abi_status with_compute_32f(const struct lt_matmul_args *a)
 		return forward_original(a);
 	}
 	st = forward_matmul(a, nd, lt_algo_is_ours(a->algo) ? NULL : a->algo);
-	real_lt.cublasLtMatmulDescDestroy(nd);
+	real_cublaslt.cublasLtMatmulDescDestroy(nd);
 	return st;
 }
 
@@ -139,7 +147,7 @@ static abi_status rewrite(const struct lt_matmul_args *a, const struct plan_lt_c
 						    : ABI_POINTER_MODE_HOST,
 				 a->workspace, a->workspace_bytes};
 	*g = (struct gemm_call){
-		.sym = SYM_cublasGemmStridedBatchedEx, .forward = forward_lt, .handle = a->handle,
+		.api = "cublasLtMatmul", .forward = forward_lt, .handle = a->handle,
 		.transa = p->gemm.transa, .transb = p->gemm.transb, .m = p->gemm.m,
 		.n = p->gemm.n, .k = p->gemm.k, .alpha = a->alpha, .beta = a->beta, .a = pa,
 		.b = pb, .c = a->d, .atype = p->gemm.atype, .btype = p->gemm.btype,
@@ -147,7 +155,7 @@ static abi_status rewrite(const struct lt_matmul_args *a, const struct plan_lt_c
 		.stride_a = batch > 1 ? ma->stride : 0, .stride_b = batch > 1 ? mb->stride : 0,
 		.stride_c = batch > 1 ? pc->d.stride : 0, .batch = batch,
 		.compute = pc->compute, .algo = ABI_GEMM_DEFAULT, .first_status = -1,
-		.api = "cublasLtMatmul", .lt = &lc.lt};
+		.lt = &lc.lt};
 	if (p->has_bias) {
 		g->epilogue.bias = pc->bias;
 		g->epilogue.bias_type = pc->bias_type == -1 ? pc->d.type : pc->bias_type;
@@ -227,8 +235,14 @@ static void trace_matmul(const struct lt_outcome *o, abi_status st)
 	trace_write(&r);
 }
 
-abi_status shim_lt_matmul(const struct lt_matmul_args *a)
+/* The dispatchers' side of the entries below, of the same parameters: the pass-through then
+ * keeps no more than it needs. */
+__attribute__((noinline, cold)) static abi_status lt_matmul LT_MATMUL_PARAMS
 {
+	const struct lt_matmul_args args = {handle, desc, alpha, A, adesc, B, bdesc, beta,
+					    C, cdesc, D, ddesc, algo, workspace,
+					    workspace_bytes, stream};
+	const struct lt_matmul_args *a = &args;
 	abi_status st;
 
 	if (!lt_ready())
@@ -284,15 +298,18 @@ static abi_status dispatch_heuristic(const struct lt_heuristic_args *a)
 		if (!lt_desc_with_compute(a->desc, ABI_COMPUTE_32F, &nd))
 			return forward_heuristic(a, a->desc);
 		st = forward_heuristic(a, nd);
-		real_lt.cublasLtMatmulDescDestroy(nd);
+		real_cublaslt.cublasLtMatmulDescDestroy(nd);
 		return st;
 	default:
 		return forward_heuristic(a, a->desc);
 	}
 }
 
-abi_status shim_lt_heuristic(const struct lt_heuristic_args *a)
+__attribute__((noinline, cold)) static abi_status lt_heuristic LT_HEURISTIC_PARAMS
 {
+	const struct lt_heuristic_args args = {handle, desc, adesc, bdesc, cdesc, ddesc, pref,
+					       requested, results, returned};
+	const struct lt_heuristic_args *a = &args;
 	abi_status st;
 
 	if (!lt_ready())
@@ -303,4 +320,34 @@ abi_status shim_lt_heuristic(const struct lt_heuristic_args *a)
 	st = dispatch_heuristic(a);
 	shim_depth--;
 	return st;
+}
+
+/* Straight to the real function for nested calls (cuBLAS into cuBLASLt) and with
+ * BF16SHIM_MODE=off, unless the algorithm is one our heuristic returned. */
+static inline int lt_passes(const abi_lt_algo *algo)
+{
+	unsigned w = __atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(!(w & SHIM_FAST_READY), 0))
+		return 0;
+	return (shim_depth || (w & SHIM_FAST_PASS_ALL)) && !lt_algo_is_ours(algo);
+}
+
+static abi_status lt_matmul_entry LT_MATMUL_PARAMS
+{
+	if (lt_passes(algo))
+		return real_cublaslt.cublasLtMatmul LT_MATMUL_ARGS;
+	return lt_matmul LT_MATMUL_ARGS;
+}
+
+abi_status shim_cublasLtMatmul LT_MATMUL_PARAMS
+{
+	return lt_matmul_route LT_MATMUL_ARGS;
+}
+
+abi_status shim_cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_PARAMS
+{
+	if (lt_passes(NULL))
+		return real_cublaslt.cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_ARGS;
+	return lt_heuristic LT_HEURISTIC_ARGS;
 }

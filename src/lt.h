@@ -5,6 +5,7 @@
 #define BF16SHIM_LT_H
 
 #include "abi.h"
+#include "entry_points.h"
 #include "plan.h"
 
 /* data[0] of an algorithm our heuristic returned ("bf16shim" in ASCII, little-endian). */
@@ -42,8 +43,18 @@ struct lt_heuristic_args {
 	int *returned;
 };
 
-abi_status shim_lt_matmul(const struct lt_matmul_args *a);
-abi_status shim_lt_heuristic(const struct lt_heuristic_args *a);
+/* The entry functions behind the exported names, of the same signatures. */
+abi_status shim_cublasLtMatmul LT_MATMUL_PARAMS;
+abi_status shim_cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_PARAMS;
+
+/* Where this thread's cublasLtMatmul calls go: shim_cublasLtMatmul is one jump through it.
+ * Normally the shim's own entry (which passes the call through or dispatches it); while
+ * cuBLAS runs a GEMM the shim passed to it, lt_matmul_nested: cuBLAS calls cuBLASLt inside
+ * every GEMM, and those calls go straight to the real function (once it is found).
+ * initial-exec, as shim_depth (gemm.h). */
+typedef abi_status (*lt_matmul_fn) LT_MATMUL_PARAMS;
+extern __thread lt_matmul_fn lt_matmul_route __attribute__((tls_model("initial-exec")));
+extern lt_matmul_fn lt_matmul_nested;
 
 /* Is there anything to plan: a bf16 or FP8 operand, or a reduced-precision fast compute
  * type?  One or two attribute reads, the only cost a plain cuBLASLt call pays (cuBLAS 12+

@@ -10,14 +10,14 @@
 static int desc_get(abi_lt_desc desc, int attr, void *buf, size_t size)
 {
 	size_t written = 0;
-	return real_lt.cublasLtMatmulDescGetAttribute(desc, attr, buf, size, &written) ==
+	return real_cublaslt.cublasLtMatmulDescGetAttribute(desc, attr, buf, size, &written) ==
 		       ABI_STATUS_SUCCESS && written == size;
 }
 
 static int layout_get(abi_lt_layout l, int attr, void *buf, size_t size)
 {
 	size_t written = 0;
-	return real_lt.cublasLtMatrixLayoutGetAttribute(l, attr, buf, size, &written) ==
+	return real_cublaslt.cublasLtMatrixLayoutGetAttribute(l, attr, buf, size, &written) ==
 		       ABI_STATUS_SUCCESS && written == size;
 }
 
@@ -33,8 +33,8 @@ int lt_worth_planning(abi_lt_desc desc, abi_lt_layout a, abi_lt_layout b)
 	int ta;
 
 	(void)b; /* cuBLASLt pairs a bf16 or FP8 B only with an A of the same family */
-	if (!desc || !a || !real_lt.cublasLtMatmulDescGetAttribute ||
-	    !real_lt.cublasLtMatrixLayoutGetAttribute)
+	if (!desc || !a || !real_cublaslt.cublasLtMatmulDescGetAttribute ||
+	    !real_cublaslt.cublasLtMatrixLayoutGetAttribute)
 		return 0;
 	ta = type_of(a);
 	if (ta == ABI_R_16BF || ta == ABI_R_8F_E4M3 || ta == ABI_R_8F_E5M2)
@@ -146,14 +146,14 @@ int lt_desc_with_compute(abi_lt_desc desc, int compute, abi_lt_desc *out)
 	abi_lt_desc nd = NULL;
 
 	if (!desc_get(desc, ABI_LT_DESC_SCALE_TYPE, &scale, sizeof scale) ||
-	    !real_lt.cublasLtMatmulDescCreate || !real_lt.cublasLtMatmulDescSetAttribute ||
-	    real_lt.cublasLtMatmulDescCreate(&nd, compute, scale) != ABI_STATUS_SUCCESS)
+	    !real_cublaslt.cublasLtMatmulDescCreate || !real_cublaslt.cublasLtMatmulDescSetAttribute ||
+	    real_cublaslt.cublasLtMatmulDescCreate(&nd, compute, scale) != ABI_STATUS_SUCCESS)
 		return 0;
 	for (int attr = 0; attr < 64; attr++) {
 		unsigned char want[64], have[64];
 		size_t size = 0;
 		if (attr == ABI_LT_DESC_COMPUTE_TYPE || attr == ABI_LT_DESC_SCALE_TYPE ||
-		    real_lt.cublasLtMatmulDescGetAttribute(desc, attr, NULL, 0, &size) !=
+		    real_cublaslt.cublasLtMatmulDescGetAttribute(desc, attr, NULL, 0, &size) !=
 			    ABI_STATUS_SUCCESS ||
 		    size == 0 || size > sizeof want)
 			continue;
@@ -161,13 +161,13 @@ int lt_desc_with_compute(abi_lt_desc desc, int compute, abi_lt_desc *out)
 			goto fail;
 		if (desc_get(nd, attr, have, size) && !memcmp(want, have, size))
 			continue;
-		if (real_lt.cublasLtMatmulDescSetAttribute(nd, attr, want, size) !=
+		if (real_cublaslt.cublasLtMatmulDescSetAttribute(nd, attr, want, size) !=
 		    ABI_STATUS_SUCCESS)
 			goto fail;
 	}
 	*out = nd;
 	return 1;
 fail:
-	real_lt.cublasLtMatmulDescDestroy(nd);
+	real_cublaslt.cublasLtMatmulDescDestroy(nd);
 	return 0;
 }

@@ -15,95 +15,66 @@
 #include "log.h"
 #include "real.h"
 
-static const char *const cublas_names[] = {
-#define X(name) #name,
-	REAL_CUBLAS_SYMBOLS(X)
-#undef X
+/* A search done again until it succeeds, then never: a process may load a vendor library
+ * after our first look (the runtime loads the driver on its first call).  Once found, a
+ * call costs one load. */
+struct retry_once {
+	atomic_int found;
+	pthread_mutex_t lock;
 };
-static const char *const cublaslt_names[] = {
-#define X(name, params) #name,
-	REAL_CUBLASLT_SYMBOLS(X)
-#undef X
-};
+#define RETRY_ONCE_INIT {0, PTHREAD_MUTEX_INITIALIZER}
 
-void *real_cublas_fn[SYM_CUBLAS_COUNT];
-struct real_cublaslt real_lt;
-static struct real_driver driver;
-static int ready, lt_ready;
-static pthread_once_t init_once = PTHREAD_ONCE_INIT, lt_once = PTHREAD_ONCE_INIT;
+static void retry_once(struct retry_once *r, int (*search)(void))
+{
+	if (atomic_load_explicit(&r->found, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (!atomic_load_explicit(&r->found, memory_order_relaxed) && search())
+		atomic_store_explicit(&r->found, 1, memory_order_release);
+	pthread_mutex_unlock(&r->lock);
+}
 
-/* One vendor library: where to look, and the table to fill (names[0] must be in it). */
+/* One vendor library: where to look, and the table to fill: a struct of typed function
+ * pointers, one per name and in the order of names (names[0] must be in it). */
 struct library {
 	const char *sonames[3];
 	const char *prefix;          /* file name in the loaded objects, "libcublas.so" */
 	const char *override_var;    /* the configuration variable that names the file */
 	const char *const *names;
 	size_t count;
-	void **fns;
+	void *table;
 	const char *origin;
 };
 
-static struct library cublas = {
-	{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"}, "libcublas.so",
-	"BF16SHIM_CUBLAS", cublas_names, SYM_CUBLAS_COUNT, real_cublas_fn, "not found"};
-_Static_assert(sizeof real_lt == sizeof cublaslt_names / sizeof cublaslt_names[0] * sizeof(void *),
-	       "struct real_cublaslt is one function pointer per name");
-static struct library cublaslt = {
-	{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11"}, "libcublasLt.so",
-	"BF16SHIM_CUBLASLT", cublaslt_names, sizeof cublaslt_names / sizeof cublaslt_names[0],
-	(void **)&real_lt, "not found"};
+/* A library, its names (NAMES: an X-macro list of real.h) and its table, and the sonames
+ * to try, newest first. */
+#define NAME(name, ...) #name,
+#define LIBRARY(lib, table, NAMES, prefix, override_var, ...)                               \
+	static const char *const lib##_names[] = {NAMES};                                 \
+	_Static_assert(sizeof table == sizeof lib##_names, #table " is one pointer a name"); \
+	static struct library lib = {{__VA_ARGS__}, prefix, override_var, lib##_names,     \
+				     sizeof lib##_names / sizeof lib##_names[0], &table,   \
+				     "not found"}
 
-/* The runtime, only for the calls we stand in for (lookup.c, lifetime.c). */
-static const char *const cudart_names[] = {
-#define X(name) #name,
-	REAL_CUDART_SYMBOLS(X)
-#undef X
-};
-static void *real_cudart_fn[SYM_CUDART_COUNT];
-static struct library cudart = {
-	{"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}, "libcudart.so", NULL,
-	cudart_names, SYM_CUDART_COUNT, real_cudart_fn, "not found"};
-static struct retry_once cudart_search = RETRY_ONCE_INIT;
+struct real_cublas real_cublas;
+LIBRARY(cublas, real_cublas, CUBLAS_GEMMS(NAME) REAL_CUBLAS_HELPERS(NAME), "libcublas.so",
+	"BF16SHIM_CUBLAS", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11");
 
-static int find_library(struct library *l, const char *override);
-static int is_ours(void *fn);
+struct real_cublaslt real_cublaslt;
+LIBRARY(cublaslt, real_cublaslt, REAL_CUBLASLT_FUNCTIONS(NAME), "libcublasLt.so",
+	"BF16SHIM_CUBLASLT", "libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11");
 
-static int find_cudart(void)
-{
-	return find_library(&cudart, NULL);
-}
-
-void *real_cudart(const void *caller, enum real_cudart_sym sym)
-{
-	struct link_map *lm = NULL;
-	Dl_info where;
-	void *fn = NULL;
-
-	/* dlsym on the caller's own object searches it and its dependencies, never the
-	 * preloaded shim; for the main program (empty name) that would be the global scope,
-	 * where we are first, so it falls to the finder. */
-	if (caller && dladdr1(caller, &where, (void **)&lm, RTLD_DL_LINKMAP) && lm &&
-	    lm->l_name && lm->l_name[0]) {
-		void *self = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
-		if (self) {
-			fn = dlsym(self, cudart_names[sym]);
-			dlclose(self);
-		}
-		dlerror(); /* a miss must not show through the caller's dlerror() */
-		if (is_ours(fn))
-			fn = NULL;
-	}
-	if (fn)
-		return fn;
-	retry_once(&cudart_search, find_cudart);
-	return real_cudart_fn[sym];
-}
+/* The runtime any caller without one of its own gets.  Its first name is in every
+ * libcudart: it decides whether a library is one. */
+static struct real_cudart shared_cudart;
+LIBRARY(cudart, shared_cudart, REAL_CUDART_FUNCTIONS(NAME), "libcudart.so", NULL,
+	"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0");
 
 /* A symbol that resolves into this library would call us back forever. */
 static int is_ours(void *fn)
 {
 	Dl_info self, other;
-	if (!fn || !dladdr((void *)real_init, &self) || !dladdr(fn, &other))
+	if (!fn || !dladdr((void *)is_ours, &self) || !dladdr(fn, &other))
 		return fn == NULL;
 	return self.dli_fbase == other.dli_fbase;
 }
@@ -128,9 +99,8 @@ static int take_from(struct library *l, void *lib, const char *origin)
 		hold(fn);
 	for (size_t i = 0; i < l->count; i++) {
 		void *f = dlsym(lib, l->names[i]);
-		/* memcpy: the table may be a struct of typed function pointers. */
 		f = is_ours(f) ? NULL : f;
-		memcpy(&l->fns[i], &f, sizeof f);
+		memcpy((char *)l->table + i * sizeof f, &f, sizeof f);
 	}
 	l->origin = origin;
 	return 1;
@@ -212,90 +182,94 @@ static int find_library(struct library *l, const char *override)
 	return found;
 }
 
-typedef abi_result (*get_proc_v2)(const char *, void **, int, uint64_t, int *);
-typedef abi_result (*get_proc_v1)(const char *, void **, int, uint64_t);
+/* ---- the driver ---- */
 
-static get_proc_v2 driver_gp2;
-static get_proc_v1 driver_gp1;
-static void *driver_lib;
+static struct real_driver driver;
+static struct retry_once driver_search = RETRY_ONCE_INIT;
 
 static int find_driver(void)
 {
 	void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-	get_proc_v2 gp2;
-	get_proc_v1 gp1;
 
 	if (!lib)
 		return 0;
 	/* dlsym on the driver's own handle: it never finds our exported wrappers. */
-	gp2 = (get_proc_v2)dlsym(lib, "cuGetProcAddress_v2");
-	gp1 = gp2 ? NULL : (get_proc_v1)dlsym(lib, "cuGetProcAddress");
-	driver_gp2 = gp2;
-	driver_gp1 = gp1;
-	driver_lib = lib;
-#define X(name, version, fallback)                                                         \
+#define X(name, params)                                                                    \
+	{                                                                                  \
+		void *fn = dlsym(lib, #name);                                              \
+		memcpy(&driver.symbol.name, &fn, sizeof fn);                               \
+	}
+	REAL_DRIVER_SYMBOLS(X)
+#undef X
+#define X(name, version, fallback, params)                                                 \
 	{                                                                                  \
 		void *fn = NULL;                                                           \
-		if (gp2)                                                                   \
-			gp2(#name, &fn, version, 0, NULL);                                 \
-		else if (gp1)                                                              \
-			gp1(#name, &fn, version, 0);                                       \
+		if (driver.symbol.cuGetProcAddress_v2)                                     \
+			driver.symbol.cuGetProcAddress_v2(#name, &fn, version, 0, NULL);   \
+		else if (driver.symbol.cuGetProcAddress)                                   \
+			driver.symbol.cuGetProcAddress(#name, &fn, version, 0);            \
 		else                                                                       \
 			fn = dlsym(lib, fallback);                                         \
 		memcpy(&driver.name, &fn, sizeof fn);                                      \
 	}
-	REAL_DRIVER_SYMBOLS(X)
+	REAL_DRIVER_FUNCTIONS(X)
 #undef X
+	dlerror();
 	return 1;
 }
 
-void retry_once(struct retry_once *r, int (*search)(void))
+const struct real_driver *real_driver(void)
 {
-	if (atomic_load_explicit(&r->found, memory_order_acquire))
-		return;
-	pthread_mutex_lock(&r->lock);
-	if (!atomic_load_explicit(&r->found, memory_order_relaxed) && search())
-		atomic_store_explicit(&r->found, 1, memory_order_release);
-	pthread_mutex_unlock(&r->lock);
-}
-
-static struct retry_once driver_search = RETRY_ONCE_INIT;
-
-static void ensure_driver(void)
-{
+	/* Found on its own: a process may load PTX without ever using cuBLAS. */
 	retry_once(&driver_search, find_driver);
+	return &driver;
 }
 
-static void init(void)
-{
-	const struct shim_config *cfg = shim_config();
+/* ---- cuBLAS and cuBLASLt ---- */
 
-	ensure_driver();
-	if (!find_library(&cublas, cfg->cublas_path)) {
-		shim_log(LOG_ERROR, LOG_BY_VENDOR,
-			 "cannot find the real cuBLAS; GEMM calls will fail (set BF16SHIM_CUBLAS)");
-		return;
+static int cublas_found, cublaslt_found;
+static pthread_once_t cublas_once = PTHREAD_ONCE_INIT, cublaslt_once = PTHREAD_ONCE_INIT;
+
+/* what: "cuBLAS"; calls: what fails without it. */
+static int find_blas(struct library *l, const char *override, const char *what,
+		     const char *calls)
+{
+	real_driver();
+	if (!find_library(l, override)) {
+		shim_log(LOG_ERROR, LOG_BY_VENDOR, "cannot find the real %s; %s will fail (set %s)",
+			 what, calls, l->override_var);
+		return 0;
 	}
-	shim_log(LOG_DEBUG, LOG_BY_NOBODY, "cuBLAS found through %s", cublas.origin);
-	ready = 1;
+	shim_log(LOG_DEBUG, LOG_BY_NOBODY, "%s found through %s", what, l->origin);
+	return 1;
 }
 
-static void lt_init(void)
+static void find_cublas(void)
 {
-	ensure_driver();
-	if (!find_library(&cublaslt, shim_config()->cublaslt_path)) {
-		shim_log(LOG_ERROR, LOG_BY_VENDOR, "cannot find the real cuBLASLt; cuBLASLt "
-			 "matmuls will fail (set BF16SHIM_CUBLASLT)");
-		return;
-	}
-	shim_log(LOG_DEBUG, LOG_BY_NOBODY, "cuBLASLt found through %s", cublaslt.origin);
-	lt_ready = 1;
+	cublas_found = find_blas(&cublas, shim_config()->cublas_path, "cuBLAS", "GEMM calls");
 }
 
-int real_lt_init(void)
+static void find_cublaslt(void)
 {
-	pthread_once(&lt_once, lt_init);
-	return lt_ready;
+	cublaslt_found = find_blas(&cublaslt, shim_config()->cublaslt_path, "cuBLASLt",
+				   "cuBLASLt matmuls");
+}
+
+int real_cublas_find(void)
+{
+	pthread_once(&cublas_once, find_cublas);
+	return cublas_found;
+}
+
+int real_cublaslt_find(void)
+{
+	pthread_once(&cublaslt_once, find_cublaslt);
+	return cublaslt_found;
+}
+
+const char *real_cublas_origin(void)
+{
+	return cublas.origin;
 }
 
 const char *real_cublaslt_origin(void)
@@ -303,42 +277,38 @@ const char *real_cublaslt_origin(void)
 	return cublaslt.origin;
 }
 
-int real_init(void)
+/* ---- the runtime ---- */
+
+static struct retry_once cudart_search = RETRY_ONCE_INIT;
+
+static int find_cudart(void)
 {
-	pthread_once(&init_once, init);
-	return ready;
+	return find_library(&cudart, NULL);
 }
 
-void *real_cublas(enum real_cublas_sym sym)
+void *real_cudart_lookup(const void *caller, const char *name, size_t offset)
 {
-	return real_cublas_fn[sym];
-}
+	struct link_map *lm = NULL;
+	Dl_info where;
+	void *fn = NULL;
 
-const struct real_driver *real_driver(void)
-{
-	/* The driver is found on its own: a process may load PTX without ever using cuBLAS. */
-	ensure_driver();
-	return &driver;
-}
-
-void *real_driver_dlsym(const char *name)
-{
-	ensure_driver();
-	return driver_lib ? dlsym(driver_lib, name) : NULL;
-}
-
-abi_result real_driver_lookup(const char *name, void **fn, int version, unsigned long long flags,
-			      int *status)
-{
-	ensure_driver();
-	if (driver_gp2)
-		return driver_gp2(name, fn, version, flags, status);
-	if (driver_gp1)
-		return driver_gp1(name, fn, version, flags);
-	return 3; /* CUDA_ERROR_NOT_INITIALIZED: no driver loaded */
-}
-
-const char *real_cublas_origin(void)
-{
-	return cublas.origin;
+	/* dlsym on the caller's own object searches it and its dependencies, never the
+	 * preloaded shim; for the main program (empty name) that would be the global scope,
+	 * where we are first, so it falls to the shared search. */
+	if (caller && dladdr1(caller, &where, (void **)&lm, RTLD_DL_LINKMAP) && lm &&
+	    lm->l_name && lm->l_name[0]) {
+		void *self = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+		if (self) {
+			fn = dlsym(self, name);
+			dlclose(self);
+		}
+		dlerror(); /* a miss must not show through the caller's dlerror() */
+		if (is_ours(fn))
+			fn = NULL;
+	}
+	if (fn)
+		return fn;
+	retry_once(&cudart_search, find_cudart);
+	memcpy(&fn, (const char *)&shared_cudart + offset, sizeof fn);
+	return fn;
 }

@@ -1,41 +1,42 @@
-/* The real vendor functions, found lazily on the first intercepted call.  One X-macro list
- * per library describes every symbol the shim forwards to or calls itself. */
+/* The real vendor libraries: one typed table of function pointers per library, each member
+ * NULL where the loaded library lacks it, filled lazily on first use.  cuBLAS and cuBLASLt
+ * are found once; the driver is looked for until it is loaded; the runtime is the caller's
+ * own (a process may hold several). */
 #ifndef BF16SHIM_REAL_H
 #define BF16SHIM_REAL_H
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "abi.h"
+#include "entry_points.h"
 
-/* cuBLAS entry points: the intercepted ones (forwarded) and the helpers we call. */
-#define REAL_CUBLAS_SYMBOLS(X)                                                             \
-	X(cublasGemmEx)                                                                    \
-	X(cublasGemmEx_64)                                                                 \
-	X(cublasGemmStridedBatchedEx)                                                      \
-	X(cublasGemmStridedBatchedEx_64)                                                   \
-	X(cublasGemmBatchedEx)                                                             \
-	X(cublasGemmBatchedEx_64)                                                          \
-	X(cublasSgemmEx)                                                                   \
-	X(cublasSgemmEx_64)                                                                \
-	X(cublasDestroy_v2)                                                                \
-	X(cublasGetStream_v2)                                                              \
-	X(cublasGetPointerMode_v2)
+/* ---- cuBLAS: the intercepted GEMMs (entry_points.h), and the helpers we call ---- */
+#define REAL_CUBLAS_HELPERS(X)                                                             \
+	X(cublasDestroy_v2, (abi_handle))                                                  \
+	X(cublasGetStream_v2, (abi_handle, abi_stream *))                                  \
+	X(cublasGetPointerMode_v2, (abi_handle, int *))
 
-/* cuBLASLt entry points, with their parameter lists (all return cublasStatus_t): the two
- * intercepted ones, and what the shim uses to read and build descriptors. */
-#define REAL_CUBLASLT_SYMBOLS(X)                                                           \
-	X(cublasLtMatmul, (abi_lt_handle, abi_lt_desc, const void *alpha, const void *a,  \
-			   abi_lt_layout, const void *b, abi_lt_layout, const void *beta,  \
-			   const void *c, abi_lt_layout, void *d, abi_lt_layout,           \
-			   const abi_lt_algo *, void *workspace, size_t workspace_bytes,   \
-			   abi_stream))                                                    \
-	X(cublasLtMatmulAlgoGetHeuristic,                                                  \
-	  (abi_lt_handle, abi_lt_desc, abi_lt_layout a, abi_lt_layout b, abi_lt_layout c,  \
-	   abi_lt_layout d, abi_lt_pref, int requested, abi_lt_heuristic_result *,         \
-	   int *returned))                                                                 \
+struct real_cublas {
+#define GEMM(name, INT, family) abi_status(*name) family##_PARAMS(INT);
+	CUBLAS_GEMMS(GEMM)
+#undef GEMM
+#define X(name, params) abi_status(*name) params;
+	REAL_CUBLAS_HELPERS(X)
+#undef X
+};
+/* Read directly once real_cublas_find() has returned 1 (the exported GEMMs' pass-through). */
+extern struct real_cublas real_cublas;
+/* Finds cuBLAS, once (BF16SHIM_CUBLAS first); 0 if there is none (every intercepted call then
+ * fails with NOT_INITIALIZED, and the log says why). */
+int real_cublas_find(void);
+const char *real_cublas_origin(void);
+
+/* ---- cuBLASLt: the intercepted two, and what the shim reads and builds descriptors with.
+ * Found on its own (a program may use cuBLASLt without cuBLAS), BF16SHIM_CUBLASLT first. */
+#define REAL_CUBLASLT_FUNCTIONS(X)                                                         \
+	X(cublasLtMatmul, LT_MATMUL_PARAMS)                                                \
+	X(cublasLtMatmulAlgoGetHeuristic, LT_HEURISTIC_PARAMS)                             \
 	X(cublasLtMatmulDescCreate, (abi_lt_desc *, int compute, int scale))               \
 	X(cublasLtMatmulDescDestroy, (abi_lt_desc))                                        \
 	X(cublasLtMatmulDescGetAttribute, (abi_lt_desc, int, void *, size_t, size_t *))    \
@@ -46,134 +47,114 @@
 	X(cublasLtMatrixLayoutGetAttribute, (abi_lt_layout, int, void *, size_t, size_t *))\
 	X(cublasLtMatrixLayoutSetAttribute, (abi_lt_layout, int, const void *, size_t))
 
-/* Driver functions: name for cuGetProcAddress, the CUDA version whose variant our
- * prototype matches, and the versioned symbol to dlsym when the driver predates
- * cuGetProcAddress (CUDA < 11.3). */
-#define REAL_DRIVER_SYMBOLS(X)                                                             \
-	X(cuCtxGetCurrent, 4000, "cuCtxGetCurrent")                                        \
-	X(cuCtxGetDevice, 2000, "cuCtxGetDevice")                                          \
-	X(cuDeviceGetAttribute, 2000, "cuDeviceGetAttribute")                              \
-	X(cuDeviceGetName, 2000, "cuDeviceGetName")                                        \
-	X(cuModuleLoadData, 2000, "cuModuleLoadData")                                      \
-	X(cuModuleLoadDataEx, 2010, "cuModuleLoadDataEx")                                  \
-	X(cuLinkAddData, 6050, "cuLinkAddData_v2")                                         \
-	X(cuLibraryLoadData, 12000, "cuLibraryLoadData")                                   \
-	X(cuModuleGetFunction, 2000, "cuModuleGetFunction")                                \
-	X(cuModuleUnload, 2000, "cuModuleUnload")                                          \
-	X(cuModuleGetGlobal, 3020, "cuModuleGetGlobal_v2")                                 \
-	X(cuLaunchKernel, 4000, "cuLaunchKernel")                                          \
-	X(cuMemAlloc, 3020, "cuMemAlloc_v2")                                               \
-	X(cuMemFree, 3020, "cuMemFree_v2")                                                 \
-	X(cuMemAllocAsync, 11020, "cuMemAllocAsync")                                       \
-	X(cuMemFreeAsync, 11020, "cuMemFreeAsync")                                         \
-	X(cuMemsetD32Async, 3020, "cuMemsetD32Async")                                      \
-	X(cuMemGetAddressRange, 3020, "cuMemGetAddressRange_v2")                           \
-	X(cuMemcpy2DAsync, 3020, "cuMemcpy2DAsync_v2")                                     \
-	X(cuStreamIsCapturing, 10000, "cuStreamIsCapturing")                               \
-	X(cuStreamGetCtx, 9020, "cuStreamGetCtx")                                          \
-	X(cuDevicePrimaryCtxGetState, 7000, "cuDevicePrimaryCtxGetState")                  \
-	X(cuDevicePrimaryCtxRetain, 7000, "cuDevicePrimaryCtxRetain")                      \
-	X(cuDevicePrimaryCtxRelease, 11000, "cuDevicePrimaryCtxRelease_v2")
-
-enum real_cublas_sym {
-#define X(name) SYM_##name,
-	REAL_CUBLAS_SYMBOLS(X)
-#undef X
-	SYM_CUBLAS_COUNT
-};
-
-/* Prototypes as in cuda.h, for the variant each lookup above asks for. */
-struct real_driver {
-	abi_result (*cuCtxGetCurrent)(abi_context *ctx);
-	abi_result (*cuCtxGetDevice)(abi_device *dev);
-	abi_result (*cuDeviceGetAttribute)(int *value, int attrib, abi_device dev);
-	abi_result (*cuDeviceGetName)(char *name, int len, abi_device dev);
-	abi_result (*cuModuleLoadData)(abi_module *module, const void *image);
-	abi_result (*cuModuleLoadDataEx)(abi_module *module, const void *image, unsigned n,
-					 int *options, void **values);
-	abi_result (*cuLinkAddData)(void *state, int type, void *data, size_t size,
-				    const char *name, unsigned n, int *options, void **values);
-	abi_result (*cuLibraryLoadData)(void **library, const void *code, int *jit_options,
-					void **jit_values, unsigned n_jit, int *lib_options,
-					void **lib_values, unsigned n_lib);
-	abi_result (*cuModuleGetFunction)(abi_function *fn, abi_module module, const char *name);
-	abi_result (*cuModuleUnload)(abi_module module);
-	abi_result (*cuModuleGetGlobal)(abi_devptr *dptr, size_t *bytes, abi_module module,
-					const char *name);
-	abi_result (*cuLaunchKernel)(abi_function f, unsigned gx, unsigned gy, unsigned gz,
-				     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
-				     abi_stream stream, void **params, void **extra);
-	abi_result (*cuMemAlloc)(abi_devptr *dptr, size_t bytes);
-	abi_result (*cuMemFree)(abi_devptr dptr);
-	abi_result (*cuMemAllocAsync)(abi_devptr *dptr, size_t bytes, abi_stream stream);
-	abi_result (*cuMemFreeAsync)(abi_devptr dptr, abi_stream stream);
-	abi_result (*cuMemGetAddressRange)(abi_devptr *base, size_t *size, abi_devptr ptr);
-	abi_result (*cuMemsetD32Async)(abi_devptr dst, unsigned value, size_t count,
-				       abi_stream stream);
-	abi_result (*cuMemcpy2DAsync)(const struct abi_memcpy2d *copy, abi_stream stream);
-	abi_result (*cuStreamIsCapturing)(abi_stream stream, int *status);
-	abi_result (*cuStreamGetCtx)(abi_stream stream, abi_context *ctx);
-	abi_result (*cuDevicePrimaryCtxGetState)(abi_device dev, unsigned *flags, int *active);
-	abi_result (*cuDevicePrimaryCtxRetain)(abi_context *ctx, abi_device dev);
-	abi_result (*cuDevicePrimaryCtxRelease)(abi_device dev);
-};
-
-/* A search done again until it succeeds, then never: a process may load a vendor library
- * after our first look (the runtime loads the driver on its first call).  Once found, a
- * call costs one load. */
-struct retry_once {
-	atomic_int found;
-	pthread_mutex_t lock;
-};
-#define RETRY_ONCE_INIT {0, PTHREAD_MUTEX_INITIALIZER}
-void retry_once(struct retry_once *r, int (*search)(void));
-
-/* Resolves everything once; returns 0 if cuBLAS itself could not be found (every
- * intercepted call then fails with NOT_INITIALIZED, and the log says why). */
-int real_init(void);
-/* The real cuBLAS functions (NULL where the loaded cuBLAS lacks one); the table itself is
- * read directly by the exported wrappers' fast path. */
-extern void *real_cublas_fn[SYM_CUBLAS_COUNT];
-void *real_cublas(enum real_cublas_sym sym);
-/* Driver functions; members are NULL when unavailable. */
-const struct real_driver *real_driver(void);
-/* The runtime functions we stand in for or call (found on first use; NULL if unavailable).
- * The first is in every libcudart: it decides whether a library is one. */
-#define REAL_CUDART_SYMBOLS(X)                                                             \
-	X(cudaDeviceReset)                                                                 \
-	X(cudaGetDevice)                                                                   \
-	X(cudaStreamDestroy)                                                               \
-	X(cudaGetDriverEntryPoint)                                                         \
-	X(cudaGetDriverEntryPointByVersion)
-enum real_cudart_sym {
-#define X(name) SYM_##name,
-	REAL_CUDART_SYMBOLS(X)
-#undef X
-	SYM_CUDART_COUNT
-};
-/* As the code at caller (a return address) would reach it: its own libcudart, whatever that
- * file is called (wheels rename it), else the one the shared finder found.  A process may
- * hold several runtimes; each caller's call must go to its own. */
-void *real_cudart(const void *caller, enum real_cudart_sym sym);
-/* A driver symbol by its exact (versioned) name, from the driver's own handle. */
-void *real_driver_dlsym(const char *name);
-/* The real cuGetProcAddress, whichever form the driver has; its status is returned. */
-abi_result real_driver_lookup(const char *name, void **fn, int version, unsigned long long flags,
-			      int *status);
-/* Where cuBLAS was found (for the log and doctor). */
-const char *real_cublas_origin(void);
-
-/* The real cuBLASLt functions, members NULL where the loaded cuBLASLt lacks one.  Found on
- * its own (a program may use cuBLASLt without cuBLAS), in the same order as cuBLAS, with
- * BF16SHIM_CUBLASLT first.  real_lt_init returns 0 if there is no cuBLASLt; the table is
- * read directly by the exported wrappers' fast path. */
 struct real_cublaslt {
 #define X(name, params) abi_status(*name) params;
-	REAL_CUBLASLT_SYMBOLS(X)
+	REAL_CUBLASLT_FUNCTIONS(X)
 #undef X
 };
-extern struct real_cublaslt real_lt;
-int real_lt_init(void);
+extern struct real_cublaslt real_cublaslt;
+int real_cublaslt_find(void);
 const char *real_cublaslt_origin(void);
+
+/* ---- The driver.  The functions the shim calls, found through cuGetProcAddress: name, the
+ * CUDA version whose variant the prototype matches, and the versioned symbol to dlsym when
+ * the driver predates cuGetProcAddress (CUDA < 11.3). */
+#define REAL_DRIVER_FUNCTIONS(X)                                                           \
+	X(cuCtxGetCurrent, 4000, "cuCtxGetCurrent", (abi_context * ctx))                   \
+	X(cuCtxGetDevice, 2000, "cuCtxGetDevice", (abi_device * dev))                      \
+	X(cuDeviceGetCount, 2000, "cuDeviceGetCount", (int *count))                        \
+	X(cuDeviceGetAttribute, 2000, "cuDeviceGetAttribute",                              \
+	  (int *value, int attrib, abi_device dev))                                        \
+	X(cuDeviceGetName, 2000, "cuDeviceGetName", (char *name, int len, abi_device dev)) \
+	X(cuModuleLoadData, 2000, "cuModuleLoadData", (abi_module * module, const void *image)) \
+	X(cuModuleLoadDataEx, 2010, "cuModuleLoadDataEx",                                  \
+	  (abi_module * module, const void *image, unsigned n, int *options, void **values)) \
+	X(cuLinkAddData, 6050, "cuLinkAddData_v2",                                         \
+	  (void *state, int type, void *data, size_t size, const char *name, unsigned n,   \
+	   int *options, void **values))                                                   \
+	X(cuLibraryLoadData, 12000, "cuLibraryLoadData",                                   \
+	  (void **library, const void *code, int *jit_options, void **jit_values,          \
+	   unsigned n_jit, int *lib_options, void **lib_values, unsigned n_lib))           \
+	X(cuModuleGetFunction, 2000, "cuModuleGetFunction",                                \
+	  (abi_function * fn, abi_module module, const char *name))                        \
+	X(cuModuleUnload, 2000, "cuModuleUnload", (abi_module module))                     \
+	X(cuModuleGetGlobal, 3020, "cuModuleGetGlobal_v2",                                 \
+	  (abi_devptr * dptr, size_t *bytes, abi_module module, const char *name))         \
+	X(cuLaunchKernel, 4000, "cuLaunchKernel",                                          \
+	  (abi_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, \
+	   unsigned bz, unsigned shmem, abi_stream stream, void **params, void **extra))   \
+	X(cuMemAlloc, 3020, "cuMemAlloc_v2", (abi_devptr * dptr, size_t bytes))            \
+	X(cuMemFree, 3020, "cuMemFree_v2", (abi_devptr dptr))                              \
+	X(cuMemAllocAsync, 11020, "cuMemAllocAsync",                                       \
+	  (abi_devptr * dptr, size_t bytes, abi_stream stream))                            \
+	X(cuMemFreeAsync, 11020, "cuMemFreeAsync", (abi_devptr dptr, abi_stream stream))   \
+	X(cuMemsetD32Async, 3020, "cuMemsetD32Async",                                      \
+	  (abi_devptr dst, unsigned value, size_t count, abi_stream stream))               \
+	X(cuMemGetAddressRange, 3020, "cuMemGetAddressRange_v2",                           \
+	  (abi_devptr * base, size_t *size, abi_devptr ptr))                               \
+	X(cuMemcpy2DAsync, 3020, "cuMemcpy2DAsync_v2",                                     \
+	  (const struct abi_memcpy2d *copy, abi_stream stream))                            \
+	X(cuStreamIsCapturing, 10000, "cuStreamIsCapturing", (abi_stream stream, int *status)) \
+	X(cuStreamGetCtx, 9020, "cuStreamGetCtx", (abi_stream stream, abi_context * ctx))  \
+	X(cuDevicePrimaryCtxGetState, 7000, "cuDevicePrimaryCtxGetState",                  \
+	  (abi_device dev, unsigned *flags, int *active))                                  \
+	X(cuDevicePrimaryCtxRetain, 7000, "cuDevicePrimaryCtxRetain",                      \
+	  (abi_context * ctx, abi_device dev))                                             \
+	X(cuDevicePrimaryCtxRelease, 11000, "cuDevicePrimaryCtxRelease_v2", (abi_device dev))
+
+/* The driver's exported symbols of the calls the shim stands in for, by their exact names:
+ * what its lookups hand out for them (lookup.c), and what our wrappers forward to. */
+#define REAL_DRIVER_SYMBOLS(X)                                                             \
+	X(cuModuleLoadData, (abi_module *, const void *))                                  \
+	X(cuModuleLoadDataEx, (abi_module *, const void *, unsigned, int *, void **))      \
+	X(cuLinkAddData, (void *, int, void *, size_t, const char *, unsigned, int *, void **)) \
+	X(cuLinkAddData_v2, (void *, int, void *, size_t, const char *, unsigned, int *,   \
+			     void **))                                                     \
+	X(cuLibraryLoadData,                                                               \
+	  (void **, const void *, int *, void **, unsigned, int *, void **, unsigned))     \
+	X(cuGetProcAddress, (const char *, void **, int, unsigned long long))              \
+	X(cuGetProcAddress_v2, (const char *, void **, int, unsigned long long, int *))    \
+	X(cuCtxDestroy, (abi_context))                                                     \
+	X(cuCtxDestroy_v2, (abi_context))                                                  \
+	X(cuDevicePrimaryCtxReset, (abi_device))                                           \
+	X(cuDevicePrimaryCtxReset_v2, (abi_device))                                        \
+	X(cuStreamDestroy, (abi_stream))                                                   \
+	X(cuStreamDestroy_v2, (abi_stream))
+
+struct real_driver {
+#define X(name, version, fallback, params) abi_result(*name) params;
+	REAL_DRIVER_FUNCTIONS(X)
+#undef X
+	struct {
+#define X(name, params) abi_result(*name) params;
+		REAL_DRIVER_SYMBOLS(X)
+#undef X
+	} symbol;
+};
+/* The driver's table, looked for again on each call until the driver is loaded (the runtime
+ * loads it on its first call); members NULL when unavailable. */
+const struct real_driver *real_driver(void);
+
+/* ---- The runtime: the calls we stand in for or make. */
+#define REAL_CUDART_FUNCTIONS(X)                                                           \
+	X(cudaDeviceReset, (void))                                                         \
+	X(cudaGetDevice, (int *))                                                          \
+	X(cudaStreamDestroy, (abi_stream))                                                 \
+	X(cudaGetDriverEntryPoint, (const char *, void **, unsigned long long, int *))     \
+	X(cudaGetDriverEntryPointByVersion,                                                \
+	  (const char *, void **, unsigned, unsigned long long, int *))
+
+struct real_cudart {
+#define X(name, params) int(*name) params;
+	REAL_CUDART_FUNCTIONS(X)
+#undef X
+};
+/* The runtime function `name` as the code at `caller` (a return address) would reach it: its
+ * own libcudart, whatever that file is called (wheels rename it), else the one the shared
+ * search found; NULL if none. */
+#define REAL_CUDART(caller, name)                                                          \
+	((__typeof__(((struct real_cudart *)0)->name))real_cudart_lookup(                  \
+		caller, #name, offsetof(struct real_cudart, name)))
+void *real_cudart_lookup(const void *caller, const char *name, size_t offset);
 
 #endif

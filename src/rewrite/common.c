@@ -7,9 +7,6 @@
 #include "../real.h"
 #include "rewrite_internal.h"
 
-typedef abi_status (*get_stream_fn)(abi_handle, abi_stream *);
-typedef abi_status (*get_pmode_fn)(abi_handle, int *);
-
 static const float one_host = 1.0f, zero_host = 0.0f;
 
 size_t rewrite_elem_size(int type)
@@ -82,9 +79,8 @@ int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, const char 
 	if (c->lt) {
 		rc->stream = c->lt->stream;
 		rc->pmode = c->lt->pmode;
-	} else if (((get_stream_fn)real_cublas(SYM_cublasGetStream_v2))(c->handle, &rc->stream) ||
-		   ((get_pmode_fn)real_cublas(SYM_cublasGetPointerMode_v2))(c->handle,
-									     &rc->pmode)) {
+	} else if (real_cublas.cublasGetStream_v2(c->handle, &rc->stream) ||
+		   real_cublas.cublasGetPointerMode_v2(c->handle, &rc->pmode)) {
 		*why = "cannot read the handle's stream or pointer mode";
 		return 0;
 	}
@@ -110,9 +106,9 @@ int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, const char 
 
 int rewrite_gemm_available(const struct gemm_call *c, const char **why)
 {
-	if (c->lt ? !real_lt.cublasLtMatmul || !real_lt.cublasLtMatmulDescCreate ||
-			    !real_lt.cublasLtMatrixLayoutCreate
-		  : !real_cublas(SYM_cublasGemmStridedBatchedEx) || c->k > INT_MAX) {
+	if (c->lt ? !real_cublaslt.cublasLtMatmul || !real_cublaslt.cublasLtMatmulDescCreate ||
+			    !real_cublaslt.cublasLtMatrixLayoutCreate
+		  : !real_cublas.cublasGemmStridedBatchedEx || c->k > INT_MAX) {
 		*why = c->lt ? "this cuBLASLt lacks what the rewrite needs"
 			     : "this cuBLAS lacks the GEMM the rewrite needs";
 		return 0;
@@ -123,12 +119,11 @@ int rewrite_gemm_available(const struct gemm_call *c, const char **why)
 abi_status rewrite_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
 			const struct inner_gemm *g)
 {
-	strided_gemm_fn gemm = (strided_gemm_fn)real_cublas(SYM_cublasGemmStridedBatchedEx);
 	int64_t lda = g->ta == ABI_OP_N ? g->m : g->k, ldb = g->tb == ABI_OP_N ? g->k : g->n;
 
 	if (c->lt)
 		return rewrite_lt_gemm(c, rc, g);
-	return gemm(c->handle, g->ta, g->tb, (int)g->m, (int)g->n, (int)g->k, rc->one,
+	return real_cublas.cublasGemmStridedBatchedEx(c->handle, g->ta, g->tb, (int)g->m, (int)g->n, (int)g->k, rc->one,
 		    (const void *)(uintptr_t)g->a, g->type, (int)(lda > 1 ? lda : 1),
 		    (long long)(g->m * g->k), (const void *)(uintptr_t)g->b, g->type,
 		    (int)(ldb > 1 ? ldb : 1), (long long)(g->k * g->n), rc->zero,

@@ -15,20 +15,20 @@ static abi_status layout(abi_lt_layout *l, int type, int64_t rows, int64_t cols,
 {
 	int32_t count = (int32_t)batch;
 	int64_t stride = rows * cols;
-	abi_status st = real_lt.cublasLtMatrixLayoutCreate(l, type, (uint64_t)rows,
+	abi_status st = real_cublaslt.cublasLtMatrixLayoutCreate(l, type, (uint64_t)rows,
 							   (uint64_t)cols, rows > 1 ? rows : 1);
 	if (st == ABI_STATUS_SUCCESS && batch > 1)
-		st = real_lt.cublasLtMatrixLayoutSetAttribute(*l, ABI_LT_LAYOUT_BATCH_COUNT,
+		st = real_cublaslt.cublasLtMatrixLayoutSetAttribute(*l, ABI_LT_LAYOUT_BATCH_COUNT,
 							      &count, sizeof count);
 	if (st == ABI_STATUS_SUCCESS && batch > 1)
-		st = real_lt.cublasLtMatrixLayoutSetAttribute(
+		st = real_cublaslt.cublasLtMatrixLayoutSetAttribute(
 			*l, ABI_LT_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride);
 	return st;
 }
 
 static abi_status set(abi_lt_desc desc, int attr, int32_t value)
 {
-	return real_lt.cublasLtMatmulDescSetAttribute(desc, attr, &value, sizeof value);
+	return real_cublaslt.cublasLtMatmulDescSetAttribute(desc, attr, &value, sizeof value);
 }
 
 static const void *dev(abi_devptr p)
@@ -46,7 +46,7 @@ abi_status rewrite_lt_gemm(const struct gemm_call *c, const struct rewrite_ctx *
 
 	/* fp32 accumulation with host scalars 1 and 0; no workspace, so cuBLASLt picks an
 	 * algorithm that needs none. */
-	st = real_lt.cublasLtMatmulDescCreate(&desc, ABI_COMPUTE_32F, ABI_R_32F);
+	st = real_cublaslt.cublasLtMatmulDescCreate(&desc, ABI_COMPUTE_32F, ABI_R_32F);
 	if (st == ABI_STATUS_SUCCESS)
 		st = set(desc, ABI_LT_DESC_TRANSA, ta);
 	if (st == ABI_STATUS_SUCCESS)
@@ -62,17 +62,17 @@ abi_status rewrite_lt_gemm(const struct gemm_call *c, const struct rewrite_ctx *
 	if (st == ABI_STATUS_SUCCESS)
 		st = layout(&ld, ABI_R_32F, g->m, g->n, g->batch);
 	if (st == ABI_STATUS_SUCCESS)
-		st = real_lt.cublasLtMatmul(c->handle, desc, &one, dev(g->a), la, dev(g->b), lb,
+		st = real_cublaslt.cublasLtMatmul(c->handle, desc, &one, dev(g->a), la, dev(g->b), lb,
 					    &zero, dev(g->d), ld, (void *)(uintptr_t)g->d, ld, NULL,
 					    NULL, 0, rc->stream);
 	if (ld)
-		real_lt.cublasLtMatrixLayoutDestroy(ld);
+		real_cublaslt.cublasLtMatrixLayoutDestroy(ld);
 	if (lb)
-		real_lt.cublasLtMatrixLayoutDestroy(lb);
+		real_cublaslt.cublasLtMatrixLayoutDestroy(lb);
 	if (la)
-		real_lt.cublasLtMatrixLayoutDestroy(la);
+		real_cublaslt.cublasLtMatrixLayoutDestroy(la);
 	if (desc)
-		real_lt.cublasLtMatmulDescDestroy(desc);
+		real_cublaslt.cublasLtMatmulDescDestroy(desc);
 	return st;
 }
 

@@ -138,11 +138,6 @@ int rewrite_tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
 int rewrite_kernel_type(int type);
 int64_t min64(int64_t a, int64_t b);
 
-typedef abi_status (*strided_gemm_fn)(abi_handle, int, int, int, int, int, const void *,
-				      const void *, int, int, long long, const void *, int,
-				      int, long long, const void *, void *, int, int, long long,
-				      int, int, int);
-
 #define MAX_GRID_YZ 65535u
 
 #endif
