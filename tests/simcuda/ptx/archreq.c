@@ -38,6 +38,8 @@ static const char *const ver_nouns[] = { "Feature", "Instruction", "Modifier", "
 static const arch_row rows[] = {
 	/* bf16 storage and conversions: sm_80 (preampere.md; PTX ISA 9.7.4, 9.7.9.21) */
 	{ NULL, 0, 0, T_bf16, 0, 0, 80, 70, 0, ".bf16", "PTX ISA 9.7.4 bf16; preampere.md" },
+	{ NULL, 0, 0, T_bf16x2, 0, 0, 75, 70, 0, ".bf16x2",
+	  "ptxas 12.9 and 13.0: any .bf16x2 below sm_75 is named so first, then as sm_80" },
 	{ NULL, 0, 0, T_bf16x2, 0, 0, 80, 70, 0, ".bf16x2", "PTX ISA 9.7.4 bf16x2; preampere.md" },
 	{ OPS(OP_cvt), T_f32, T_bf16, 0, 0, 0, 80, 71, 0, "cvt with .f32.bf16",
 	  "PTX ISA 9.7.9.21 cvt: cvt.f32.bf16 sm_80, PTX 7.1; preampere.md" },

@@ -46,6 +46,8 @@ CASES = [
     ("7.8", 80, 80, "add.rn.bf16 %h1, %h1, %h2;"),
     ("7.0", 75, 75, "fma.rn.bf16 %h1, %h1, %h2, %h3;"),
     ("7.0", 75, 75, "cvt.rn.bf16x2.f32 %r1, %f1, %f2;"),
+    ("7.0", 70, 75, "cvt.rn.bf16x2.f32 %r1, %f1, %f2;"),
+    ("7.0", 61, 75, "fma.rn.bf16x2 %r1, %r1, %r2, %r3;"),
     ("7.8", 80, 80, "cvt.rn.bf16.s32 %h1, %r1;"),
     ("6.4", 70, 75, "shfl.up.b32 %r1, %r1, 1, 0;"),
     ("6.3", 70, 75, "shfl.up.b32 %r1, %r1, 1, 0;"),
@@ -87,6 +89,12 @@ CASES = [
     ("7.8", 90, 90, "set.lt.and.s16.bf16 %h1, %h1, %h2, %p1;"),
     ("7.8", 90, 90, "set.num.ftz.f16.f32 %h1, %f1, %f2;"),
     ("7.8", 90, 90, "set.ltu.ftz.f16x2.f16x2 %r1, %r1, %r2;"),
+    # Triton writes scalar loads and stores with braces: "{ %r1 }" is one operand.
+    ("6.0", 52, 75, "@%p1 ld.global.b32 { %r1 }, [ %rd1 + 0 ];"),
+    ("6.0", 52, 75, "st.global.b16 [ %rd1 + 0 ], { %h1 };"),
+    ("6.0", 52, 75, "ld.global.b32 {%r1, %r2}, [%rd1];"),
+    ("6.0", 52, 75, "ld.global.v2.b32 {%r1}, [%rd1];"),
+    ("6.0", 52, 75, "st.global.v4.b32 [%rd1], {%r1, %r2};"),
 ]
 
 

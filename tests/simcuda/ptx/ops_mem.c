@@ -221,10 +221,13 @@ int ptx__dec_mem(pdec *D)
 	}
 	in->space = (uint8_t)space;
 	const popnd *v = &D->ops[vi];
+	/* A scalar may be written "{ %r1 }", as Triton writes its loads and stores. */
+	if ((vec > 1 || v->kind == O_VEC) && (v->kind != O_VEC || v->n != vec))
+		return dx_fail(D, PTX_ESYNTAX, "Argument vector size mismatch for instruction '%.*s'",
+			       (int)strcspn(D->text, "."), D->text);
+	if (vec == 1 && v->kind == O_VEC)
+		v = &v->elem[0];
 	if (vec > 1) {
-		if (v->kind != O_VEC || v->n != vec)
-			return dx_fail(D, PTX_ESYNTAX, "'%s' needs a vector of %d operands", D->text,
-				       vec);
 		for (int i = 0; i < vec; i++) {
 			if (ld)
 				in->d[i] = dx_elem_dst(D, &v->elem[i]);
@@ -232,9 +235,9 @@ int ptx__dec_mem(pdec *D)
 				in->s[i] = dx_elem_src(D, &v->elem[i], t);
 		}
 	} else if (ld) {
-		in->d[0] = dx_dst(D, 0);
+		in->d[0] = v == &D->ops[0] ? dx_dst(D, 0) : dx_elem_dst(D, v);
 	} else {
-		in->s[0] = dx_src(D, 1, t);
+		in->s[0] = dx_elem_src(D, v, t);
 	}
 	in->fn = ld ? x_ld : x_st;
 	return dx_done(D);

@@ -310,6 +310,48 @@ static void test_memory(void)
 	done(&r);
 }
 
+/* Triton's scalar loads and stores, one register in braces, guarded: "@%p ld.global.b32
+ * { %r }, [ %rd + 0 ]" loads into the register, "st.global.b16 [ ... ], { %rs }" stores it. */
+static void test_braced_scalars(void)
+{
+	const char *text = HDR KHEAD
+		".reg .b16 %rs<4>;\n"
+		"mul.wide.u32 %rd2, %r3, 4; add.u64 %rd3, %rd1, %rd2;\n"
+		"setp.lt.u32 %p1, %r3, 5;\n"
+		"mov.u32 %r5, 0x0;\n"
+		"@%p1 ld.global.b32 { %r5 }, [ %rd3 + 0 ];\n"
+		"mov.b32 {%rs1, %rs2}, %r5;\n"
+		"st.global.b16 [ %rd3 + 128 ], { %rs2 };\n"
+		"st.global.b16 [ %rd3 + 130 ], { %rs1 };\n"
+		"add.u32 %r6, %r5, %r1;\n"
+		"st.global.b32 [ %rd3 + 256 ], { %r6 };\n}\n";
+	run r;
+	memset(&r, 0, sizeof(r));
+	r.m = load_text(text, 80, PTX_OK, r.err, sizeof(r.err));
+	CHECK(r.m != NULL, "braced scalars: %s", r.err);
+	if (!r.m)
+		return;
+	r.out = tmem_alloc(&r.t, 96 * 4u);
+	r.o = tmem_host(&r.t, r.out);
+	for (uint32_t t = 0; t < 32; t++)
+		r.o[t] = 0x10000u * t + 7 - t;     /* the words threads 0..4 load */
+	uint32_t a = 1000, b = 0;
+	void *p[] = { &r.out, &a, &b };
+	unsigned g[3] = { 1, 1, 1 }, bl[3] = { 32, 1, 1 };
+	ptx_mem mem = tmem_iface(&r.t, 1);
+	ptx_status st = ptx_launch(ptx_module_kernel(r.m, "k"), g, bl, 0, p, &mem, NULL, r.err,
+				   sizeof(r.err));
+	CHECK(st == PTX_OK, "braced scalars: %s", r.err);
+	for (uint32_t t = 0; t < 32 && st == PTX_OK; t++) {
+		uint32_t in = t < 5 ? 0x10000u * t + 7 - t : 0;
+		uint32_t swapped = (in >> 16) | (in << 16);
+		CHECK(r.o[32 + t] == swapped && r.o[64 + t] == in + 1000,
+		      "braced scalars thread %u: %#x %u, want %#x %u", t, r.o[32 + t], r.o[64 + t],
+		      swapped, in + 1000);
+	}
+	done(&r);
+}
+
 /* Module .global/.const variables with initialisers are handed to the caller to place. */
 static void test_module_vars(void)
 {
@@ -413,6 +455,7 @@ int main(void)
 	test_votes();
 	test_barriers();
 	test_memory();
+	test_braced_scalars();
 	test_module_vars();
 	test_sregs();
 	if (failures)
