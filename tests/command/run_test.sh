@@ -73,13 +73,21 @@ expect_status 0 "the library is mapped in a grandchild" \
 expect_output "grandchild" "$lib"
 cd - >/dev/null || exit 1
 
-# Triton's ptxas: the wrapper next to the command, unless the user chose one.
-unset TRITON_PTXAS_PATH
-expect_status 0 "TRITON_PTXAS_PATH set" "$cmd" run -- sh -c 'printf "%s\n" "$TRITON_PTXAS_PATH"'
-expect_equal "TRITON_PTXAS_PATH set" "$out" "$(dirname "$cmd")/bf16shim-ptxas"
-TRITON_PTXAS_PATH=/opt/my/ptxas expect_status 0 "TRITON_PTXAS_PATH kept" \
-	"$cmd" run -- sh -c 'printf "%s\n" "$TRITON_PTXAS_PATH"'
-expect_equal "TRITON_PTXAS_PATH kept" "$out" /opt/my/ptxas
+# What Triton and the ptxas wrapper read: the wrapper next to the command and the lowering
+# helper of the library's build, unless the user chose others.
+# expect_helper VARIABLE DEFAULT
+expect_helper() {
+	local show="printf '%s\\n' \"\$$1\""
+	unset "$1"
+	expect_status 0 "$1 set" "$cmd" run -- sh -c "$show"
+	expect_equal "$1 set" "$out" "$2"
+	export "$1=/opt/my/helper"
+	expect_status 0 "$1 kept" "$cmd" run -- sh -c "$show"
+	expect_equal "$1 kept" "$out" /opt/my/helper
+	unset "$1"
+}
+expect_helper TRITON_PTXAS_PATH "$(dirname "$cmd")/bf16shim-ptxas"
+expect_helper BF16SHIM_LOWER "$(dirname "$lib")/../tools/bf16shim-lower"
 
 # --sim: the simulator's libraries and architecture, and the shim.
 expect_status 0 "--sim" "$cmd" run --sim sm_75 -- \
