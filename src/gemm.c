@@ -1,7 +1,7 @@
-/* The GEMM dispatcher: export -> plan -> (forward | retry | rewrite) -> real call.
- * The common case (not bf16, nothing remembered) costs a few loads and branches. */
+/* The GEMM dispatcher: a described call (cublas.c, lt.c) -> its plan (plan.c: the steps to
+ * try, in order) -> one walk along the plan, each step forwarding the call or rewriting it,
+ * until one answers. */
 #define _GNU_SOURCE
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 #include "rewrite/rewrite.h"
 #include "trace.h"
 #include "verdict.h"
+#include "why.h"
 
 __thread int shim_depth __attribute__((tls_model("initial-exec")));
 unsigned shim_fast_gemm, shim_fast_lt;
@@ -63,16 +64,67 @@ static struct plan_call plan_call_of(const struct gemm_call *c)
 	};
 }
 
-/* "cublasGemmEx A=14 B=14 C=0 compute=68 algo=99 on sm_61": the log-once key and text. */
+/* "cublasGemmEx A=14 B=14 C=0 compute=68 algo=99 on sm_61": how the log names a call. */
 static void describe(const struct gemm_call *c, const struct device_facts *dev, char *buf,
 		     size_t cap)
 {
-	snprintf(buf, cap, "%s A=%d B=%d C=%d compute=%d algo=%d on sm_%d",
-		 c->api,
-		 c->atype, c->btype, c->ctype, c->compute, c->algo, dev ? dev->sm : 0);
+	snprintf(buf, cap, "%s A=%d B=%d C=%d compute=%d algo=%d on sm_%d", c->api, c->atype,
+		 c->btype, c->ctype, c->compute, c->algo, dev->sm);
 }
 
-typedef int (*rewrite_fn)(const struct gemm_call *, const struct device_facts *, const char **);
+/* The log-once key of a message about c: its kind, the step's decision and what
+ * describe() shows. */
+static uint64_t call_key(const char *kind, const struct gemm_call *c,
+			 const struct device_facts *dev, enum decision d)
+{
+	const long v[] = {d, c->atype, c->btype, c->ctype, c->compute, c->algo, dev->sm};
+	return log_key(kind, c->api, v, sizeof v / sizeof v[0]);
+}
+
+static void log_plan(const struct gemm_call *c, const struct device_facts *dev,
+		     const struct plan_step *s)
+{
+	char what[160];
+
+	if (!shim_log_first(call_key("plan", c, dev, s->decision), LOG_INFO))
+		return;
+	describe(c, dev, what, sizeof what);
+	shim_log(LOG_INFO, LOG_BY_NOBODY, "%s: %s path (%s)", what,
+		 plan_decision_name(s->decision), s->reason);
+}
+
+/* Step i could not be taken (once per decision and reason); next is what comes of it. */
+static void log_unavailable(const struct gemm_call *c, const struct device_facts *dev,
+			    const struct plan *p, int i, enum why why, int forwarded)
+{
+	const long v[] = {p->step[i].decision, why};
+	int last = i + 1 >= p->n, passes = last || p->step[i + 1].decision == DECIDE_PASS;
+	enum log_level level = passes ? LOG_WARN : LOG_INFO;
+	char what[160];
+
+	if (!shim_log_first(log_key("unavailable", NULL, v, 2), level))
+		return;
+	describe(c, dev, what, sizeof what);
+	shim_log(level, why_culprit(why), "cannot take the %s path for %s (%s): %s%s",
+		 plan_decision_name(p->step[i].decision), what, why_text(why),
+		 !passes ? "trying " : last && forwarded ? "the library's refusal stands"
+							  : "passing the call through unchanged",
+		 !passes ? plan_decision_name(p->step[i + 1].decision) : "");
+}
+
+static void log_retry(const struct gemm_call *c, const struct device_facts *dev,
+		      abi_status refused, const struct plan_step *s, abi_status st)
+{
+	char what[160];
+
+	if (!shim_log_first(call_key("retry", c, dev, s->decision), LOG_WARN))
+		return;
+	describe(c, dev, what, sizeof what);
+	shim_log(LOG_WARN, LOG_BY_VENDOR, "%s returned status %d; retried as %s (%s): status %d",
+		 what, refused, plan_decision_name(s->decision), s->reason, st);
+}
+
+typedef int (*rewrite_fn)(const struct gemm_call *, const struct device_facts *, enum why *);
 
 static const rewrite_fn rewrites[] = {
 	[DECIDE_FP32] = rewrite_fp32,
@@ -80,165 +132,118 @@ static const rewrite_fn rewrites[] = {
 	[DECIDE_DECODE] = rewrite_decode,
 };
 
-/* Runs one decision.  A rewrite our machinery cannot carry out falls back along
- * plan_fallback(), down to the original call. */
-/* Whose fault it is when a path cannot be taken, by its reason (the *why of the paths,
- * module.c and workspace.c); a reason not listed is ours. */
-static const struct {
-	const char *why;
-	enum log_culprit who;
-} culprits[] = {
-	{"an operand runs past its allocation", LOG_BY_USER},
-	{"no current CUDA context", LOG_BY_USER},
-	{"k is too large for BF16SHIM_WORKSPACE_MB", LOG_BY_NOBODY},
-	{"no device memory for scratch", LOG_BY_NOBODY},
-	{"too many CUDA contexts", LOG_BY_NOBODY},
-	{"not a decode shape the kernel takes", LOG_BY_NOBODY},
-	{"the fp16 path takes bf16 operands only", LOG_BY_NOBODY},
-	/* A launch fails on a context an earlier fault poisoned, or on pointers inside the
-	 * caller's device arrays that point nowhere (GemmBatchedEx): nobody can tell here. */
-	{"a kernel launch failed", LOG_BY_NOBODY},
-	{"stream capture needs stream-ordered allocation (CUDA 11.2+)", LOG_BY_VENDOR},
-	{"this driver lacks what the fp16 path needs", LOG_BY_VENDOR},
-	{"the driver lacks module or launch functions", LOG_BY_VENDOR},
-	{"cannot read the handle's stream or pointer mode", LOG_BY_VENDOR},
-	{"the fp32 GEMM failed", LOG_BY_VENDOR},
-	{"the fp16 GEMM failed", LOG_BY_VENDOR},
-};
-
-static enum log_culprit culprit_of(const char *why)
+static int run_step(const struct gemm_call *c, const struct device_facts *dev,
+		    enum decision d, enum why *why)
 {
-	for (size_t i = 0; i < sizeof culprits / sizeof culprits[0]; i++)
-		if (strcmp(why, culprits[i].why) == 0)
-			return culprits[i].who;
-	return LOG_BY_SHIM;
-}
-
-static abi_status execute(const struct gemm_call *c, const struct device_facts *dev,
-			  struct plan p)
-{
-	struct plan_call pc = plan_call_of(c);
-	struct plan_device pd = {dev->sm, dev->tensor_cores};
-	enum decision d = p.decision;
-	char what[160], key[224];
-
-	/* Every count is made after this point (n_retried after a call here too). */
-	pthread_once(&atfork_once, register_atfork);
 	if (d == DECIDE_PASS)
 		return c->forward(c, c->algo);
 	if (d == DECIDE_PASS_DEFAULT_ALGO)
 		return c->forward(c, ABI_GEMM_DEFAULT);
-	while (d != DECIDE_PASS) {
-		const char *why = "unknown";
-		int st = rewrites[d](c, dev, &why);
-		if (st != REWRITE_UNAVAILABLE) {
-			atomic_fetch_add(&n_rewritten, 1);
-			return st;
+	return rewrites[d](c, dev, why);
+}
+
+/* What a walk did, for the trace: the step the plan or a retry chose (not a fallback), and
+ * the status of a refused first attempt when a retry followed it. */
+struct outcome {
+	const struct device_facts *dev;
+	struct plan_step step;
+	int first_status;
+};
+
+/* The walk along p from step i.  refused: the status of the forward just refused (the
+ * entry's, already made), or -1.  Each step answers the call, or hands it on: a rewrite
+ * whose machinery is unavailable, a forward the library refused (if a step follows). */
+static abi_status walk(const struct gemm_call *c, const struct device_facts *dev,
+		       const struct plan *p, int i, abi_status refused, struct outcome *out)
+{
+	abi_status st = refused, last_refusal = refused;
+	int unavailable = 0;
+
+	/* Every count is made after this point. */
+	pthread_once(&atfork_once, register_atfork);
+	for (; i < p->n; i++) {
+		const struct plan_step *s = &p->step[i];
+		enum why why = WHY_NONE;
+		int r;
+
+		if (refused >= 0 && !unavailable) {
+			/* A retry: what the trace shows, with the first refusal. */
+			out->step = *s;
+			if (out->first_status < 0)
+				out->first_status = refused;
 		}
-		enum decision failed = d;
-		describe(c, dev, what, sizeof what);
-		snprintf(key, sizeof key, "unavailable %s %s", plan_decision_name(d), why);
-		d = plan_fallback(d, &pc, &pd);
-		shim_log_once(key, d == DECIDE_PASS ? LOG_WARN : LOG_INFO, culprit_of(why),
-			      "cannot take the %s path for %s (%s): %s%s",
-			      plan_decision_name(failed), what, why,
-			      d == DECIDE_PASS ? "passing the call through unchanged" : "trying ",
-			      d == DECIDE_PASS ? "" : plan_decision_name(d));
+		if (unavailable && plan_is_forward(s->decision))
+			atomic_fetch_add(&n_fallback, 1);
+		r = run_step(c, dev, s->decision, &why);
+		if (r == REWRITE_UNAVAILABLE) {
+			log_unavailable(c, dev, p, i, why, last_refusal >= 0);
+			unavailable = 1;
+			continue;
+		}
+		if (!plan_is_forward(s->decision))
+			atomic_fetch_add(&n_rewritten, 1);
+		if (refused >= 0) {
+			atomic_fetch_add(&n_retried, 1);
+			log_retry(c, dev, refused, s, r);
+		}
+		if (plan_is_forward(s->decision) && gemm_refused(r) && i + 1 < p->n) {
+			st = last_refusal = refused = r;
+			unavailable = 0;
+			continue;
+		}
+		if (r == ABI_STATUS_SUCCESS && refused >= 0) {
+			verdict_remember(&(struct plan_call){.atype = c->atype, .btype = c->btype,
+							     .ctype = c->ctype,
+							     .compute = c->compute,
+							     .algo = c->algo},
+					 dev->sm, i, s->decision);
+			/* From now on calls with no bf16 operand are planned too. */
+			__atomic_fetch_or(&shim_fast_gemm, SHIM_FAST_VERDICTS, __ATOMIC_RELAXED);
+		}
+		return r;
 	}
+	if (st >= 0)
+		return st; /* the library's refusal stands */
+	/* Nothing answered and the call was never made (a plan started past its forward). */
 	atomic_fetch_add(&n_fallback, 1);
 	return c->forward(c, c->algo);
 }
 
-/* What a dispatch did, for the trace. */
-struct outcome {
-	const struct device_facts *dev;
-	struct plan plan;
-	int first_status;
-};
-
 static abi_status dispatch(struct gemm_call *c, struct outcome *out)
 {
-	const struct shim_config *cfg = shim_config();
-	struct plan_call pc = plan_call_of(c);
-	const struct device_facts *dev;
+	abi_status refused = c->first_status;
 	struct plan_device pd;
-	struct plan p, r;
-	char key[192], what[160];
-	abi_status st;
-	int bf16 = c->atype == ABI_R_16BF || c->btype == ABI_R_16BF;
+	struct plan_call pc;
+	struct plan p;
+	int start;
 
-	/* The wrapper already made the call and it was refused: go straight to the retry. */
-	if (c->first_status >= 0) {
-		st = c->first_status;
-		p = (struct plan){DECIDE_PASS, "no bf16 operand"};
-		dev = device_for_handle(c->handle);
-		goto retry;
-	}
-	out->plan = (struct plan){DECIDE_PASS, "no bf16 operand"};
-	/* Nothing to plan for a non-bf16 call until one has failed. */
-	if (!bf16 && !verdict_any()) {
-		st = c->forward(c, c->algo);
-		if (st != ABI_STATUS_NOT_SUPPORTED && st != ABI_STATUS_ARCH_MISMATCH)
+	/* Nothing to plan for a call with no bf16 operand until the library refuses it. */
+	if (refused < 0 && c->atype != ABI_R_16BF && c->btype != ABI_R_16BF && !verdict_any()) {
+		abi_status st = c->forward(c, c->algo);
+		if (!gemm_refused(st))
 			return st;
-		p = (struct plan){DECIDE_PASS, "no bf16 operand"};
-		dev = device_for_handle(c->handle);
-		goto retry;
+		refused = st;
 	}
-	dev = device_for_handle(c->handle);
-	out->dev = dev;
-	if (!dev) {
-		out->plan.reason = "device unknown";
+	out->dev = device_for_handle(c->handle);
+	if (!out->dev) {
+		if (refused >= 0)
+			return refused;
+		out->step.reason = "device unknown";
 		return c->forward(c, c->algo);
 	}
-	pd = (struct plan_device){dev->sm, dev->tensor_cores};
-	if (!verdict_lookup(&pc, dev->sm, &p))
-		p = plan_gemm(&pc, &pd, cfg);
-	out->plan = p;
-	if (p.decision != DECIDE_PASS) {
-		describe(c, dev, what, sizeof what);
-		snprintf(key, sizeof key, "plan %s %s", plan_decision_name(p.decision), what);
-		shim_log_once(key, LOG_INFO, LOG_BY_NOBODY, "%s: %s path (%s)", what,
-			      plan_decision_name(p.decision), p.reason);
+	pc = plan_call_of(c);
+	pd = (struct plan_device){out->dev->sm, out->dev->tensor_cores};
+	p = plan_gemm(&pc, &pd, shim_config());
+	if (refused >= 0) {
+		/* The first step, the call as it came, was made: on to what follows it. */
+		start = plan_is_forward(p.step[0].decision) ? 1 : 0;
+	} else {
+		start = verdict_step(&pc, out->dev->sm, &p);
+		out->step = p.step[start];
+		if (out->step.decision != DECIDE_PASS)
+			log_plan(c, out->dev, &out->step);
 	}
-	st = execute(c, dev, p);
-	if (st != ABI_STATUS_NOT_SUPPORTED && st != ABI_STATUS_ARCH_MISMATCH)
-		return st;
-retry:
-	out->dev = dev;
-	out->first_status = st;
-	if (!dev)
-		return st;
-	pd = (struct plan_device){dev->sm, dev->tensor_cores};
-	/* Each retry step either succeeds or moves to a strictly later decision. */
-	for (int step = 0; step < 3; step++) {
-		abi_status again;
-		r = plan_retry(&pc, &pd, cfg, p.decision, st);
-		if (r.decision == DECIDE_PASS) {
-			if (!step)
-				out->first_status = -1; /* nothing was retried */
-			return st;
-		}
-		out->plan = r;
-		again = execute(c, dev, r);
-		describe(c, dev, what, sizeof what);
-		snprintf(key, sizeof key, "retry %s %s", plan_decision_name(r.decision), what);
-		shim_log_once(key, LOG_WARN, LOG_BY_VENDOR, "%s returned status %d; retried as %s "
-			      "(%s): status %d", what, st, plan_decision_name(r.decision),
-			      r.reason, again);
-		atomic_fetch_add(&n_retried, 1);
-		if (again != ABI_STATUS_NOT_SUPPORTED && again != ABI_STATUS_ARCH_MISMATCH) {
-			if (again == ABI_STATUS_SUCCESS) {
-				verdict_remember(&pc, dev->sm, r);
-				/* From now on non-bf16 calls are planned too. */
-				__atomic_fetch_or(&shim_fast_gemm, SHIM_FAST_VERDICTS,
-						  __ATOMIC_RELAXED);
-			}
-			return again;
-		}
-		p = r;
-		st = again;
-	}
-	return st;
+	return walk(c, out->dev, &p, start, refused, out);
 }
 
 static void trace_call(const struct gemm_call *c, const struct outcome *out, abi_status st)
@@ -251,7 +256,7 @@ static void trace_call(const struct gemm_call *c, const struct outcome *out, abi
 		.ctype = c->ctype, .compute = c->compute, .algo = c->algo,
 		.device = out->dev ? out->dev->ordinal : -1, .sm = out->dev ? out->dev->sm : -1,
 		.real_sm = out->dev ? out->dev->real_sm : -1,
-		.decision = plan_decision_name(out->plan.decision), .reason = out->plan.reason,
+		.decision = plan_decision_name(out->step.decision), .reason = out->step.reason,
 		.status = st, .first_status = out->first_status,
 	};
 	/* A host call into cuBLAS: reads the handle, never synchronises. */
@@ -263,30 +268,28 @@ static void trace_call(const struct gemm_call *c, const struct outcome *out, abi
 
 abi_status shim_gemm(struct gemm_call *c)
 {
+	int pass_all = shim_config()->mode == MODE_OFF;
+	struct outcome out = {NULL, {DECIDE_PASS, "no bf16 operand"}, -1};
 	abi_status st;
-	int pass_all;
 
 	if (shim_depth)
-		return c->forward(c, c->algo);
-	pass_all = shim_config()->mode == MODE_OFF;
+		return c->first_status >= 0 ? c->first_status : c->forward(c, c->algo);
 	if (!(__atomic_load_n(&shim_fast_gemm, __ATOMIC_ACQUIRE) & SHIM_FAST_READY) &&
 	    cublas_found())
 		/* While tracing, every call must reach the dispatcher to be written down. */
 		__atomic_fetch_or(&shim_fast_gemm, (pass_all ? SHIM_FAST_PASS_ALL : 0) |
 				  (trace_enabled() ? 0 : SHIM_FAST_READY), __ATOMIC_RELEASE);
 	if (pass_all && !trace_enabled())
-		return c->forward(c, c->algo);
+		return c->first_status >= 0 ? c->first_status : c->forward(c, c->algo);
 	shim_depth++;
 	if (pass_all) {
-		struct outcome out = {NULL, {DECIDE_PASS, "BF16SHIM_MODE=off"}, -1};
-		st = c->forward(c, c->algo);
-		trace_call(c, &out, st);
+		out.step.reason = "BF16SHIM_MODE=off";
+		st = c->first_status >= 0 ? c->first_status : c->forward(c, c->algo);
 	} else {
-		struct outcome out = {NULL, {DECIDE_PASS, ""}, -1};
 		st = dispatch(c, &out);
-		if (trace_enabled())
-			trace_call(c, &out, st);
 	}
+	if (trace_enabled())
+		trace_call(c, &out, st);
 	shim_depth--;
 	return st;
 }
@@ -294,7 +297,8 @@ abi_status shim_gemm(struct gemm_call *c)
 abi_status shim_gemm_run(const struct gemm_call *c, const struct device_facts *dev,
 			 const struct plan *p)
 {
-	return execute(c, dev, *p);
+	struct outcome out = {dev, p->step[0], -1};
+	return walk(c, dev, p, 0, -1, &out);
 }
 
 /* One line at exit, and only if the shim changed anything. */

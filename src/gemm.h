@@ -48,7 +48,7 @@ struct gemm_call {
 	int compute;                /* either spelling */
 	int algo;
 	int ptr_array;              /* the *BatchedEx form */
-	int first_status;           /* status of a fast-path attempt already made, or -1 */
+	int first_status;           /* status of the entry's refused attempt, or -1 */
 	/* Zero for cuBLAS GEMMs (cublas.c initialises the members above only). */
 	const struct gemm_lt *lt;   /* a cuBLASLt call: inner GEMMs go through cuBLASLt */
 	struct gemm_epilogue epilogue;
@@ -72,7 +72,7 @@ CUBLAS_GEMMS(X)
 
 /* The dispatcher: plan, then forward, retry or rewrite. */
 abi_status shim_gemm(struct gemm_call *c);
-/* Carries out decision p for c, falling back along plan_fallback() down to c->forward. */
+/* Carries out plan p for c (a rewritten cuBLASLt call), down to c->forward. */
 struct device_facts;
 abi_status shim_gemm_run(const struct gemm_call *c, const struct device_facts *dev,
 			 const struct plan *p);

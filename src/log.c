@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "why.h"
 
 static enum log_level max_level = LOG_WARN;
 static int log_fd = STDERR_FILENO;
@@ -65,23 +66,51 @@ void shim_log(enum log_level level, enum log_culprit who, const char *fmt, ...)
 	va_end(ap);
 }
 
+static const struct {
+	const char *text;
+	enum log_culprit culprit;
+} reasons[] = {
+#define X(id, culprit, text) [id] = {text, culprit},
+	WHY_REASONS(X)
+#undef X
+};
+
+const char *why_text(enum why w)
+{
+	return reasons[w].text;
+}
+
+enum log_culprit why_culprit(enum why w)
+{
+	return reasons[w].culprit;
+}
+
 /* The set of keys already logged: a fixed open-addressing table of 64-bit hashes.  When
  * full, messages are dropped rather than repeated (the point is not to flood). */
 #define ONCE_SLOTS 1024
 static uint64_t once_keys[ONCE_SLOTS];
 static pthread_mutex_t once_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t hash_key(const char *s)
+/* FNV-1a over bytes, from h. */
+static uint64_t hash(uint64_t h, const void *data, size_t n)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	const unsigned char *p = data;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+uint64_t log_key(const char *kind, const char *name, const long *v, size_t n)
+{
+	uint64_t h = hash(1469598103934665603ull, kind, strlen(kind) + 1);
+	if (name)
+		h = hash(h, name, strlen(name) + 1);
+	h = hash(h, v, n * sizeof *v);
 	return h ? h : 1;
 }
 
-static int first_time(const char *key)
+static int first_time(uint64_t h)
 {
-	uint64_t h = hash_key(key);
 	int first = 0;
 
 	pthread_mutex_lock(&once_lock);
@@ -99,11 +128,16 @@ static int first_time(const char *key)
 	return first;
 }
 
+int shim_log_first(uint64_t key, enum log_level level)
+{
+	return shim_log_enabled(level) && first_time(key);
+}
+
 int shim_log_once(const char *key, enum log_level level, enum log_culprit who,
 		  const char *fmt, ...)
 {
 	va_list ap;
-	if (!shim_log_enabled(level) || !first_time(key))
+	if (!shim_log_first(log_key(key, NULL, NULL, 0), level))
 		return 0;
 	va_start(ap, fmt);
 	vlog(level, who, fmt, ap);

@@ -77,22 +77,24 @@ static void log_plan(const struct plan_lt_call *pc, const struct device_facts *d
 	int fp8 = pc->a.type == ABI_R_8F_E4M3 || pc->a.type == ABI_R_8F_E5M2;
 	int lacking = (pc->a.type == ABI_R_16BF && dev->sm < 80) || (fp8 && dev->sm < 89);
 	enum log_level level = p->decision != LT_PASS ? LOG_INFO : lacking ? LOG_WARN : LOG_DEBUG;
-	char what[160], key[224];
+	const long v[] = {p->decision, pc->a.type, pc->b.type, pc->c.type, pc->d.type,
+			  pc->compute, pc->epilogue, dev->sm};
+	char what[160];
 
+	if (!shim_log_first(log_key("lt", p->reason, v, sizeof v / sizeof v[0]), level))
+		return;
 	snprintf(what, sizeof what, "cublasLtMatmul A=%d B=%d C=%d D=%d compute=%d epilogue=%u "
 		 "on sm_%d", pc->a.type, pc->b.type, pc->c.type, pc->d.type, pc->compute,
 		 pc->epilogue, dev->sm);
-	snprintf(key, sizeof key, "lt %s %s %s", plan_lt_decision_name(p->decision), what,
-		 p->reason);
 	if (p->decision == LT_REWRITE)
-		shim_log_once(key, level, LOG_BY_NOBODY, "%s: %s path, epilogue fused (%s)", what,
-			      plan_decision_name(p->rewrite.decision), p->reason);
+		shim_log(level, LOG_BY_NOBODY, "%s: %s path, epilogue fused (%s)", what,
+			 plan_decision_name(p->rewrite.step[0].decision), p->reason);
 	else if (p->decision == LT_COMPUTE_32F)
-		shim_log_once(key, level, LOG_BY_NOBODY, "%s: CUBLAS_COMPUTE_32F instead (%s)",
-			      what, p->reason);
+		shim_log(level, LOG_BY_NOBODY, "%s: CUBLAS_COMPUTE_32F instead (%s)", what,
+			 p->reason);
 	else
-		shim_log_once(key, level, LOG_BY_NOBODY, "%s: passed through unchanged (%s)", what,
-			      p->reason);
+		shim_log(level, LOG_BY_NOBODY, "%s: passed through unchanged (%s)", what,
+			 p->reason);
 }
 
 /* Describes and plans; 0 if there is nothing to plan or it cannot be read. */

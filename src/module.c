@@ -10,6 +10,7 @@
 #include "log.h"
 #include "module.h"
 #include "real.h"
+#include "why.h"
 
 #define MAX_CONTEXTS 32
 
@@ -21,7 +22,7 @@ static const char constants_ptx[] =
 struct ctx_modules {
 	abi_context ctx;
 	int failed;
-	const char *why;
+	enum why why;
 	struct shim_module m;
 };
 
@@ -31,26 +32,27 @@ static int nloaded;
 static atomic_int nlive;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *load(struct shim_module *m)
+/* Loads the kernels and constants into the current context: WHY_NONE, or why not. */
+static enum why load(struct shim_module *m)
 {
 	const struct real_driver *drv = real_driver();
 	abi_module kernels = NULL, constants = NULL;
-	const char *why = NULL;
+	enum why why = WHY_NONE;
 	size_t bytes;
 
 	if (!drv->cuModuleLoadData || !drv->cuModuleGetFunction || !drv->cuModuleGetGlobal ||
 	    !drv->cuLaunchKernel || !drv->cuModuleUnload)
-		return "the driver lacks module or launch functions";
+		return WHY_DRIVER_LACKS_MODULES;
 	if (drv->cuModuleLoadData(&kernels, bf16shim_kernels_ptx) != ABI_CUDA_SUCCESS)
-		return "the driver refused the shim's PTX";
+		return WHY_PTX_REFUSED;
 	if (drv->cuModuleLoadData(&constants, constants_ptx) != ABI_CUDA_SUCCESS) {
-		why = "the driver refused the shim's constants";
+		why = WHY_CONSTANTS_REFUSED;
 		constants = NULL;
 		goto fail;
 	}
 	if (drv->cuModuleGetFunction(&m->cast_bf16_f32, kernels, KERNEL_CAST_BF16_F32) ||
 	    drv->cuModuleGetFunction(&m->epilogue_f32, kernels, KERNEL_EPILOGUE_F32)) {
-		why = "a kernel is missing from the shim's PTX";
+		why = WHY_KERNEL_MISSING;
 		goto fail;
 	}
 	/* Optional kernels: a path whose kernels are missing is simply not taken. */
@@ -75,10 +77,10 @@ static const char *load(struct shim_module *m)
 	}
 	if (drv->cuModuleGetGlobal(&m->one, &bytes, constants, "bf16shim_one") ||
 	    drv->cuModuleGetGlobal(&m->zero, &bytes, constants, "bf16shim_zero")) {
-		why = "the shim's constants are missing";
+		why = WHY_CONSTANTS_MISSING;
 		goto fail;
 	}
-	return NULL;
+	return WHY_NONE;
 fail:
 	/* A failed load is remembered for the context: give back what was loaded. */
 	if (constants)
@@ -88,14 +90,14 @@ fail:
 	return why;
 }
 
-const struct shim_module *module_for_current_context(const char **why)
+const struct shim_module *module_for_current_context(enum why *why)
 {
 	const struct real_driver *drv = real_driver();
 	struct ctx_modules *e = NULL;
 	abi_context ctx = NULL;
 
 	if (!drv->cuCtxGetCurrent || drv->cuCtxGetCurrent(&ctx) != ABI_CUDA_SUCCESS || !ctx) {
-		*why = "no current CUDA context";
+		*why = WHY_NO_CONTEXT;
 		return NULL;
 	}
 	pthread_mutex_lock(&lock);
@@ -110,12 +112,12 @@ const struct shim_module *module_for_current_context(const char **why)
 	if (e && e->ctx != ctx) {
 		e->ctx = ctx;
 		e->why = load(&e->m);
-		e->failed = e->why != NULL;
+		e->failed = e->why != WHY_NONE;
 		atomic_fetch_add(&nlive, 1);
 	}
 	pthread_mutex_unlock(&lock);
 	if (!e) {
-		*why = "too many CUDA contexts";
+		*why = WHY_TOO_MANY_CONTEXTS;
 		return NULL;
 	}
 	if (e->failed) {

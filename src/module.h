@@ -3,6 +3,7 @@
 #define BF16SHIM_MODULE_H
 
 #include "abi.h"
+#include "why.h"
 
 struct shim_module {
 	abi_function cast_bf16_f32;
@@ -16,7 +17,7 @@ struct shim_module {
 
 /* The kernels for the current context, or NULL (with *why) if they cannot be had; the
  * failure is remembered so a broken load is not retried on every call. */
-const struct shim_module *module_for_current_context(const char **why);
+const struct shim_module *module_for_current_context(enum why *why);
 /* The context is gone (reset or destroyed) and its handle may come back for a new one:
  * drop what was loaded there without unloading (the driver already has). */
 void module_forget_context(abi_context ctx);

@@ -17,6 +17,11 @@ const char *plan_decision_name(enum decision d)
 	return decision_names[d];
 }
 
+int plan_is_forward(enum decision d)
+{
+	return d == DECIDE_PASS || d == DECIDE_PASS_DEFAULT_ALGO;
+}
+
 int plan_is_tensor_op_algo(int algo)
 {
 	return algo >= ABI_GEMM_DEFAULT_TENSOR_OP && algo <= ABI_GEMM_ALGO15_TENSOR_OP;
@@ -77,9 +82,9 @@ static int arguments_valid(const struct plan_call *c)
 	return 1;
 }
 
-static struct plan decide(enum decision d, const char *why)
+static struct plan_step decide(enum decision d, const char *why)
 {
-	return (struct plan){d, why};
+	return (struct plan_step){d, why};
 }
 
 static int both_bf16(const struct plan_call *c)
@@ -87,21 +92,27 @@ static int both_bf16(const struct plan_call *c)
 	return c->atype == ABI_R_16BF && c->btype == ABI_R_16BF;
 }
 
+static int has_tensor_cores(const struct plan_device *d)
+{
+	return d->sm >= 70 && d->tensor_cores;
+}
+
 /* The rewrite for a GPU without bf16 tensor cores: decode-shaped GEMMs read bf16 directly;
  * others go to fp16 tensor cores where there are some, else to fp32.  GTX 16xx (sm_75
  * without tensor cores) stay on fp32: their fp16 GEMMs with M >= 2 crawl (preampere.md). */
-static struct plan choose_rewrite(const struct plan_call *c, const struct plan_device *d)
+static struct plan_step choose_rewrite(const struct plan_call *c, const struct plan_device *d)
 {
 	if (both_bf16(c) && (c->m <= PLAN_DECODE_MAX || c->n <= PLAN_DECODE_MAX))
 		return decide(DECIDE_DECODE, "decode-shaped: bf16-reading kernel");
-	if (both_bf16(c) && d->sm >= 70 && d->tensor_cores)
+	if (both_bf16(c) && has_tensor_cores(d))
 		return decide(DECIDE_FP16, "fp16 tensor cores with exact scaling");
 	return decide(DECIDE_FP32, d->sm < 70 ? "bf16 GEMMs are not supported below sm_70"
 					      : "no tensor cores: fp32 compute");
 }
 
-struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
-		      const struct shim_config *cfg)
+/* The first step: what the policy says for this call. */
+static struct plan_step first_step(const struct plan_call *c, const struct plan_device *d,
+				   const struct shim_config *cfg)
 {
 	int bf16 = c->atype == ABI_R_16BF || c->btype == ABI_R_16BF;
 
@@ -126,40 +137,49 @@ struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
 	return choose_rewrite(c, d);
 }
 
-enum decision plan_fallback(enum decision d, const struct plan_call *c,
-			    const struct plan_device *dev)
+static void add(struct plan *p, enum decision d, const char *why)
 {
-	switch (d) {
-	case DECIDE_DECODE:
-		return both_bf16(c) && dev->sm >= 70 && dev->tensor_cores ? DECIDE_FP16
-									   : DECIDE_FP32;
-	case DECIDE_FP16:
-		return DECIDE_FP32;
-	default:
-		return DECIDE_PASS;
-	}
+	p->step[p->n++] = decide(d, why);
 }
 
-struct plan plan_retry(const struct plan_call *c, const struct plan_device *d,
-		       const struct shim_config *cfg, enum decision attempted, int status)
+struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
+		      const struct shim_config *cfg)
 {
+	struct plan p = {0};
+	struct plan_step first = first_step(c, d, cfg);
 	int bf16 = c->atype == ABI_R_16BF || c->btype == ABI_R_16BF;
-	int valid = arguments_valid(c);
 
-	(void)d;
-	if (status != ABI_STATUS_NOT_SUPPORTED && status != ABI_STATUS_ARCH_MISMATCH)
-		return decide(DECIDE_PASS, "failure is not about support");
-	if (cfg->mode == MODE_OFF || !valid || attempted >= DECIDE_FP32)
-		return decide(DECIDE_PASS, "nothing left to try");
-	if (bf16 && plan_fp32_supports(c))
-		return decide(DECIDE_FP32, "the library refused a bf16 GEMM");
-	if (plan_is_tensor_op_algo(c->algo) && attempted == DECIDE_PASS)
-		return decide(DECIDE_PASS_DEFAULT_ALGO, "the library refused a tensor-op algorithm");
-	/* 16F x 16F -> 32F refused even without tensor ops: the bitsandbytes-on-2080-Ti case
-	 * (preampere.md). */
+	p.step[p.n++] = first;
+	/* A path our machinery cannot take: the next one, down to the original call. */
+	switch (first.decision) {
+	case DECIDE_DECODE:
+		if (both_bf16(c) && has_tensor_cores(d))
+			add(&p, DECIDE_FP16, "the decode kernel was unavailable");
+		/* fall through */
+	case DECIDE_FP16:
+		add(&p, DECIDE_FP32, "the path before was unavailable");
+		/* fall through */
+	case DECIDE_FP32:
+		add(&p, DECIDE_PASS, "no path could be taken: the call as it came");
+		return p;
+	default:
+		break;
+	}
+	/* The call goes to the library as it came.  If the library refuses it: nothing for
+	 * invalid arguments (its answer stands) or with BF16SHIM_MODE=off; a bf16 GEMM on the
+	 * fp32 path; a tensor-op algorithm with the default one first, then 16F x 16F -> 32F
+	 * (the bitsandbytes-on-2080-Ti case, preampere.md) on the fp32 path. */
+	if (cfg->mode == MODE_OFF || !arguments_valid(c))
+		return p;
+	if (bf16 && plan_fp32_supports(c)) {
+		add(&p, DECIDE_FP32, "the library refused a bf16 GEMM");
+		return p;
+	}
+	if (plan_is_tensor_op_algo(c->algo))
+		add(&p, DECIDE_PASS_DEFAULT_ALGO, "the library refused a tensor-op algorithm");
 	if (plan_fp32_supports(c))
-		return decide(DECIDE_FP32, "the library refused this type combination");
-	return decide(DECIDE_PASS, "no rewrite for this type combination");
+		add(&p, DECIDE_FP32, "the library refused this type combination");
+	return p;
 }
 
 /* ---- cuBLASLt ---- */
@@ -339,9 +359,10 @@ struct lt_plan plan_lt(const struct plan_lt_call *c, const struct plan_device *d
 			forced.path = PATH_AUTO;
 	}
 	p.rewrite = plan_gemm(&p.gemm, d, &forced);
-	if (p.rewrite.decision == DECIDE_PASS || p.gemm.ldc < max1(p.gemm.m))
-		return lt_decide(LT_PASS, p.rewrite.decision == DECIDE_PASS ? p.rewrite.reason
-									    : "invalid layouts");
-	p.reason = p.rewrite.reason;
+	if (p.rewrite.step[0].decision == DECIDE_PASS || p.gemm.ldc < max1(p.gemm.m))
+		return lt_decide(LT_PASS, p.rewrite.step[0].decision == DECIDE_PASS
+						  ? p.rewrite.step[0].reason
+						  : "invalid layouts");
+	p.reason = p.rewrite.step[0].reason;
 	return p;
 }

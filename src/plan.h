@@ -36,24 +36,31 @@ struct plan_device {
 	int tensor_cores;
 };
 
-struct plan {
+/* One thing to try, and why (one phrase, for the log and the trace). */
+struct plan_step {
 	enum decision decision;
-	const char *reason;       /* one phrase, for the log and the trace */
+	const char *reason;
+};
+
+/* What to try, in order.  The first step is the plan; each later one is tried when the one
+ * before could not be taken (a path whose machinery is unavailable: no scratch, no kernels)
+ * or was refused (a forward the library answered with NOT_SUPPORTED or ARCH_MISMATCH).  A
+ * rewrite that ran is never followed: it may have written C, so its status is the answer.
+ * A rewrite is followed by its fallbacks and the original call; a plan that forwards the
+ * call is followed by what to try if the library refuses it (a bf16 GEMM on the fp32 path,
+ * a tensor-op algorithm with the default one). */
+#define PLAN_STEPS 4
+struct plan {
+	int n;
+	struct plan_step step[PLAN_STEPS];
 };
 
 struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
 		      const struct shim_config *cfg);
-
-/* A forwarded call came back with status (NOT_SUPPORTED or ARCH_MISMATCH); attempted is what
- * was tried.  Returns the next thing to try, or DECIDE_PASS to give up and return status. */
-struct plan plan_retry(const struct plan_call *c, const struct plan_device *d,
-		       const struct shim_config *cfg, enum decision attempted, int status);
-
 const char *plan_decision_name(enum decision d);
-/* What to try when a path's own machinery is unavailable: DECODE -> FP16 or FP32 -> FP32 ->
- * PASS (the original call). */
-enum decision plan_fallback(enum decision d, const struct plan_call *c,
-			    const struct plan_device *dev);
+/* Does this step forward the call to the library (as it came, or with the default
+ * algorithm)? */
+int plan_is_forward(enum decision d);
 int plan_is_tensor_op_algo(int algo);
 /* Can the fp32 path compute this call (types and compute type)? */
 int plan_fp32_supports(const struct plan_call *c);
@@ -95,7 +102,7 @@ struct lt_plan {
 	 * transposed one, D^T = op(B)^T op(A)^T: gemm's A is the caller's B and the bias runs
 	 * along its columns. */
 	struct plan_call gemm;
-	struct plan rewrite;
+	struct plan rewrite;         /* the GEMM's plan: a rewrite, its fallbacks, the call */
 	int transposed;
 	int act;                     /* enum gemm_act */
 	int has_bias;

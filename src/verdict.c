@@ -8,12 +8,13 @@
 
 struct verdict {
 	int atype, btype, ctype, compute, algo, sm;
-	struct plan plan;
+	int step;               /* in the configuration's plan */
+	enum decision decision; /* what the plan had there, checked on lookup */
 };
 
 static struct verdict verdicts[MAX_VERDICTS];
-/* Read without the lock by the wrappers' fast path (gemm.h). */
-int verdict_count;
+/* Read without the lock. */
+static int verdict_count;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int same(const struct verdict *v, const struct plan_call *c, int sm)
@@ -27,18 +28,21 @@ int verdict_any(void)
 	return __atomic_load_n(&verdict_count, __ATOMIC_RELAXED) != 0;
 }
 
-int verdict_lookup(const struct plan_call *c, int sm, struct plan *out)
+int verdict_step(const struct plan_call *c, int sm, const struct plan *p)
 {
 	int n = __atomic_load_n(&verdict_count, __ATOMIC_ACQUIRE);
-	for (int i = 0; i < n; i++)
-		if (same(&verdicts[i], c, sm)) {
-			*out = verdicts[i].plan;
-			return 1;
-		}
+	for (int i = 0; i < n; i++) {
+		const struct verdict *v = &verdicts[i];
+		/* Shapes do not decide support, but they can shorten a plan (invalid
+		 * arguments get no retries): a step that is not there is not taken. */
+		if (same(v, c, sm))
+			return v->step < p->n && p->step[v->step].decision == v->decision ? v->step
+											     : 0;
+	}
 	return 0;
 }
 
-void verdict_remember(const struct plan_call *c, int sm, struct plan p)
+void verdict_remember(const struct plan_call *c, int sm, int step, enum decision d)
 {
 	int n;
 	pthread_mutex_lock(&lock);
@@ -48,7 +52,7 @@ void verdict_remember(const struct plan_call *c, int sm, struct plan p)
 			goto out;
 	if (n < MAX_VERDICTS) {
 		verdicts[n] = (struct verdict){c->atype, c->btype, c->ctype, c->compute,
-					       c->algo, sm, p};
+					       c->algo, sm, step, d};
 		__atomic_store_n(&verdict_count, n + 1, __ATOMIC_RELEASE);
 	}
 out:

@@ -51,17 +51,17 @@ static int capturing(abi_stream s)
 	return status != ABI_STREAM_CAPTURE_STATUS_NONE;
 }
 
-static int temporary(abi_stream s, size_t bytes, struct ws_lease *out, const char **why)
+static int temporary(abi_stream s, size_t bytes, struct ws_lease *out, enum why *why)
 {
 	if (!alloc_on(s, bytes, &out->ptr)) {
-		*why = "no device memory for scratch";
+		*why = WHY_NO_SCRATCH;
 		return 0;
 	}
 	out->temporary = 1;
 	return 1;
 }
 
-int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, const char **why)
+int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, enum why *why)
 {
 	const struct real_driver *drv = real_driver();
 	struct entry *e = NULL, *free_e = NULL;
@@ -72,7 +72,7 @@ int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, con
 	out->stream = stream;
 	if (capturing(stream)) {
 		if (!drv->cuMemAllocAsync) {
-			*why = "stream capture needs stream-ordered allocation (CUDA 11.2+)";
+			*why = WHY_CAPTURE_NEEDS_ASYNC;
 			return 0;
 		}
 		return temporary(stream, bytes, out, why);
@@ -107,7 +107,7 @@ int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, con
 			pthread_mutex_lock(&lock);
 			e->in_use = 0;
 			pthread_mutex_unlock(&lock);
-			*why = "no device memory for scratch";
+			*why = WHY_NO_SCRATCH;
 			return 0;
 		}
 		free_on(stream, e->ptr);

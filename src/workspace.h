@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "abi.h"
+#include "why.h"
 
 struct ws_lease {
 	abi_devptr ptr;
@@ -17,7 +18,7 @@ struct ws_lease {
 };
 
 /* bytes must not exceed the configured cap.  Returns 0 and sets *why on failure. */
-int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, const char **why);
+int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, enum why *why);
 void workspace_release(struct ws_lease *lease);
 /* The context is about to end (reset or destroyed), and its handle may come back for a
  * new context: its buffers are freed and dropped. */

@@ -66,11 +66,11 @@ static int operands_fit(const struct gemm_call *c)
 	       within_allocation(c->c, ce * span(c->m, c->n, c->ldc, c->stride_c, c->batch));
 }
 
-int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, const char **why)
+int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, enum why *why)
 {
 	memset(rc, 0, sizeof *rc);
 	if (!operands_fit(c)) {
-		*why = "an operand runs past its allocation";
+		*why = WHY_PAST_ALLOCATION;
 		return 0;
 	}
 	rc->mod = module_for_current_context(why);
@@ -81,7 +81,7 @@ int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, const char 
 		rc->pmode = c->lt->pmode;
 	} else if (real_cublas.cublasGetStream_v2(c->handle, &rc->stream) ||
 		   real_cublas.cublasGetPointerMode_v2(c->handle, &rc->pmode)) {
-		*why = "cannot read the handle's stream or pointer mode";
+		*why = WHY_HANDLE_UNREADABLE;
 		return 0;
 	}
 	/* Our own GEMM uses the handle's pointer mode; through cuBLASLt, always the host's
@@ -104,13 +104,12 @@ int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, const char 
 	return 1;
 }
 
-int rewrite_gemm_available(const struct gemm_call *c, const char **why)
+int rewrite_gemm_available(const struct gemm_call *c, enum why *why)
 {
 	if (c->lt ? !real_cublaslt.cublasLtMatmul || !real_cublaslt.cublasLtMatmulDescCreate ||
 			    !real_cublaslt.cublasLtMatrixLayoutCreate
 		  : !real_cublas.cublasGemmStridedBatchedEx || c->k > INT_MAX) {
-		*why = c->lt ? "this cuBLASLt lacks what the rewrite needs"
-			     : "this cuBLAS lacks the GEMM the rewrite needs";
+		*why = c->lt ? WHY_CUBLASLT_LACKS : WHY_CUBLAS_LACKS_GEMM;
 		return 0;
 	}
 	return 1;
@@ -133,7 +132,7 @@ abi_status rewrite_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
 }
 
 int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uint64_t bytes,
-		    struct ws_lease *ws, const char **why)
+		    struct ws_lease *ws, enum why *why)
 {
 	if (c->lt && c->lt->workspace) {
 		uint64_t base = (uint64_t)(uintptr_t)c->lt->workspace;

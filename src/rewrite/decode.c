@@ -51,7 +51,7 @@ static int launch_small(const struct rewrite_ctx *rc, struct view a, uint32_t ta
 				   NULL) == ABI_CUDA_SUCCESS;
 }
 
-int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, const char **why)
+int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, enum why *why)
 {
 	int swap = c->n > KERNEL_SMALL_MAX_N;
 	uint32_t ta = c->transa != ABI_OP_N, tb = c->transb != ABI_OP_N;
@@ -65,13 +65,13 @@ int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, co
 	if (c->atype != ABI_R_16BF || c->btype != ABI_R_16BF ||
 	    (swap && c->m > KERNEL_SMALL_MAX_N) || c->k > UINT32_MAX - 64 ||
 	    c->m > UINT32_MAX || c->n > UINT32_MAX) {
-		*why = "not a decode shape the kernel takes";
+		*why = WHY_NOT_DECODE_SHAPE;
 		return REWRITE_UNAVAILABLE;
 	}
 	if (!rewrite_begin(c, &rc, why))
 		return REWRITE_UNAVAILABLE;
 	if (!rc.mod->gemm_small) {
-		*why = "the decode kernel is missing";
+		*why = WHY_DECODE_KERNEL_MISSING;
 		return REWRITE_UNAVAILABLE;
 	}
 	for (int64_t b0 = 0; b0 < c->batch; b0 += MAX_GRID_YZ) {
@@ -85,7 +85,7 @@ int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, co
 			      : launch_small(&rc, av, ta, bv, tb, (uint32_t)c->m, (uint32_t)c->n,
 					     (uint32_t)c->k, cv, 0, ctype, bn, ep);
 		if (!ok) {
-			*why = "a kernel launch failed";
+			*why = WHY_LAUNCH_FAILED;
 			/* Earlier batch groups are written: the call cannot be replayed. */
 			return b0 ? ABI_STATUS_EXECUTION_FAILED : REWRITE_UNAVAILABLE;
 		}

@@ -95,11 +95,11 @@ static int fp16_epilogue(const struct rewrite_ctx *rc, void *self, const struct 
 
 static const struct tile_path fp16_path = {
 	.cost = &fp16_cost, .inner_type = ABI_R_16F, .tensor_op = 1,
-	.gemm_failed = "the fp16 GEMM failed",
+	.gemm_failed = WHY_FP16_GEMM_FAILED,
 	.panel = fp16_panel, .tile = fp16_tile, .epilogue = fp16_epilogue,
 };
 
-int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, const char **why)
+int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, enum why *why)
 {
 	struct fp16_state st = {0, 0};
 	struct rewrite_ctx rc;
@@ -108,20 +108,20 @@ int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, cons
 	if (c->m == 0 || c->n == 0 || c->batch == 0)
 		return ABI_STATUS_SUCCESS;
 	if (c->atype != ABI_R_16BF || c->btype != ABI_R_16BF) {
-		*why = "the fp16 path takes bf16 operands only";
+		*why = WHY_FP16_TAKES_BF16;
 		return REWRITE_UNAVAILABLE;
 	}
 	if (!rewrite_gemm_available(c, why))
 		return REWRITE_UNAVAILABLE;
 	if (!real_driver()->cuMemsetD32Async) {
-		*why = "this driver lacks what the fp16 path needs";
+		*why = WHY_DRIVER_LACKS_FP16;
 		return REWRITE_UNAVAILABLE;
 	}
 	if (!rewrite_begin(c, &rc, why))
 		return REWRITE_UNAVAILABLE;
 	if (!rc.mod->absmax_rows || !rc.mod->absmax_cols || !rc.mod->cast_bf16_f16_scaled ||
 	    !rc.mod->epilogue_scaled) {
-		*why = "the fp16 path's kernels are missing";
+		*why = WHY_FP16_KERNELS_MISSING;
 		return REWRITE_UNAVAILABLE;
 	}
 	return rewrite_tiles(c, &rc, &fp16_path, &st, why);

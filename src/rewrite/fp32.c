@@ -52,11 +52,11 @@ static int fp32_epilogue(const struct rewrite_ctx *rc, void *self, const struct 
 
 static const struct tile_path fp32_path = {
 	.cost = &fp32_cost, .inner_type = ABI_R_32F, .tensor_op = 0,
-	.gemm_failed = "the fp32 GEMM failed",
+	.gemm_failed = WHY_FP32_GEMM_FAILED,
 	.panel = fp32_panel, .tile = fp32_tile, .epilogue = fp32_epilogue,
 };
 
-int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, const char **why)
+int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum why *why)
 {
 	struct fp32_state st;
 	struct rewrite_ctx rc;
@@ -70,7 +70,7 @@ int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, cons
 		return REWRITE_UNAVAILABLE;
 	st.cast = c->atype == ABI_R_16F ? rc.mod->cast_f16_f32 : rc.mod->cast_bf16_f32;
 	if (!st.cast) {
-		*why = "no cast kernel for this operand type";
+		*why = WHY_NO_CAST_KERNEL;
 		return REWRITE_UNAVAILABLE;
 	}
 	return rewrite_tiles(c, &rc, &fp32_path, &st, why);

@@ -6,6 +6,7 @@
 
 #include "../device.h"
 #include "../gemm.h"
+#include "../why.h"
 
 #define REWRITE_UNAVAILABLE (-1)
 
@@ -13,9 +14,9 @@
 size_t rewrite_elem_size(int type);
 
 /* Returns a cublasStatus_t, or REWRITE_UNAVAILABLE with *why set. */
-int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, const char **why);
-int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, const char **why);
-int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, const char **why);
+int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
+int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
+int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
 
 /* Copies a rows x cols matrix (column-major, ld in elements; batch items stride elements
  * apart) on the stream, without synchronising: C into D before a rewritten cuBLASLt call

@@ -42,7 +42,7 @@ struct rewrite_ctx {
 
 /* Kernels, stream, pointer mode and scalars for this call (a cuBLAS call's from its handle,
  * a cuBLASLt call's from c->lt); 0 with *why if unavailable. */
-int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, const char **why);
+int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, enum why *why);
 
 /* The GEMM inside a rewrite: compact column-major operands of one type (ld = stored rows,
  * batch items packed), fp32 accumulation into a compact fp32 d. */
@@ -54,7 +54,7 @@ struct inner_gemm {
 	int tensor_op;                  /* ask for tensor cores (the fp16 path) */
 };
 /* Is there a real GEMM to run it with?  0 with *why if not. */
-int rewrite_gemm_available(const struct gemm_call *c, const char **why);
+int rewrite_gemm_available(const struct gemm_call *c, enum why *why);
 /* Runs it on the call's stream: through cublasGemmStridedBatchedEx on the call's handle, or
  * for a cuBLASLt call through cublasLtMatmul (rewrite/lt_gemm.c). */
 abi_status rewrite_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
@@ -65,7 +65,7 @@ abi_status rewrite_lt_gemm(const struct gemm_call *c, const struct rewrite_ctx *
 /* Scratch for one tile: the caller's cuBLASLt workspace when it is large enough, else the
  * shim's cache (workspace.h).  Released with workspace_release(). */
 int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uint64_t bytes,
-		    struct ws_lease *ws, const char **why);
+		    struct ws_lease *ws, enum why *why);
 
 uint64_t tile_scratch_bytes(const struct tiling *t, int64_t k, const struct scratch_cost *cost);
 /* Largest tiles whose scratch fits cap; 0 if not even one row and column fit. */
@@ -121,7 +121,7 @@ struct tile {
 struct tile_path {
 	const struct scratch_cost *cost;
 	int inner_type, tensor_op;      /* for struct inner_gemm */
-	const char *gemm_failed;        /* *why when the inner GEMM fails */
+	enum why gemm_failed;           /* *why when the inner GEMM fails */
 	/* The A panel of t into scratch taken from *next; sets t->a. */
 	int (*panel)(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next);
 	/* The B tile of t into scratch taken from *next; sets t->b. */
@@ -133,7 +133,7 @@ struct tile_path {
 /* Runs every tile: ABI_STATUS_SUCCESS, REWRITE_UNAVAILABLE with *why while nothing is
  * written yet, or the failure's status once part of C is. */
 int rewrite_tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
-		  const struct tile_path *p, void *self, const char **why);
+		  const struct tile_path *p, void *self, enum why *why);
 
 int rewrite_kernel_type(int type);
 int64_t min64(int64_t a, int64_t b);

@@ -9,7 +9,7 @@
 #include "rewrite_internal.h"
 
 int rewrite_tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
-		  const struct tile_path *p, void *self, const char **why)
+		  const struct tile_path *p, void *self, enum why *why)
 {
 	size_t ae = rewrite_elem_size(c->atype), ce = rewrite_elem_size(c->ctype);
 	int ta = c->transa == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
@@ -19,7 +19,7 @@ int rewrite_tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
 	struct tiling tl;
 
 	if (!choose_tiling(c, shim_config()->workspace_bytes, p->cost, &tl)) {
-		*why = "k is too large for BF16SHIM_WORKSPACE_MB";
+		*why = WHY_K_TOO_LARGE;
 		return REWRITE_UNAVAILABLE;
 	}
 	if (!rewrite_scratch(c, rc, tile_scratch_bytes(&tl, c->k, p->cost), &ws, why))
@@ -72,7 +72,7 @@ int rewrite_tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
 	return ABI_STATUS_SUCCESS;
 
 launch_failed:
-	*why = "a kernel launch failed";
+	*why = WHY_LAUNCH_FAILED;
 	status = ABI_STATUS_EXECUTION_FAILED;
 gemm_failed:
 	workspace_release(&ws);

@@ -1,7 +1,9 @@
 /* fuzz_plan.c: the planner (src/plan.c) on arbitrary calls, devices and settings.  What must
- * hold: no crash; a decision other than PASS only for bf16 operands with arguments cuBLAS
- * would accept; plan_retry never offers again what was attempted and its chain ends; the
- * fallback chain reaches PASS within 3 steps; plan_lt rewrites only what plan_gemm would. */
+ * hold: no crash; a plan of 1 to PLAN_STEPS steps, each tried at most once; a first step
+ * other than PASS only for bf16 operands with arguments cuBLAS would accept; a rewrite's
+ * fallbacks run down to the original call and end there; the retries after a forward only
+ * for arguments cuBLAS would accept and never with BF16SHIM_MODE=off; plan_lt rewrites only
+ * what plan_gemm would. */
 #include <string.h>
 
 #include "abi.h"
@@ -20,9 +22,6 @@ static const int algos[] = {ABI_GEMM_DEFAULT, ABI_GEMM_ALGO0, ABI_GEMM_ALGO23, 2
 			    ABI_GEMM_ALGO15_TENSOR_OP, 116, 98};
 static const int64_t dims[] = {0, 1, -1, 2, 16, 17, 64, INT32_MAX, (int64_t)INT32_MAX + 1,
 			       INT64_MAX, INT64_MIN, -4096};
-static const int statuses[] = {ABI_STATUS_NOT_SUPPORTED, ABI_STATUS_ARCH_MISMATCH,
-			       ABI_STATUS_SUCCESS, ABI_STATUS_INVALID_VALUE,
-			       ABI_STATUS_EXECUTION_FAILED, ABI_STATUS_INTERNAL_ERROR};
 
 #define PICK(b, table) pick(b, table, sizeof table / sizeof table[0])
 
@@ -117,69 +116,61 @@ static int is_decision(int d)
 }
 
 static void check_gemm(const struct plan_call *c, const struct plan_device *d,
-		       const struct shim_config *cfg, struct bytes *b)
+		       const struct shim_config *cfg)
 {
 	struct plan p = plan_gemm(c, d, cfg), again = plan_gemm(c, d, cfg);
+	enum decision first;
+	unsigned tried = 0;
 
-	CHECK(is_decision(p.decision), "decision %d", (int)p.decision);
-	CHECK(p.reason && *p.reason, "reason %p", (const void *)p.reason);
-	CHECK(plan_decision_name(p.decision) != NULL, "decision %d", (int)p.decision);
-	CHECK(again.decision == p.decision, "first %d, second %d", (int)p.decision,
-	      (int)again.decision);
-	CHECK(p.decision != DECIDE_PASS_DEFAULT_ALGO, "plan_gemm gave %s", "pass-default-algo");
-	if (p.decision != DECIDE_PASS) {
-		CHECK(bf16_operands(c), "%s for atype %d btype %d",
-		      plan_decision_name(p.decision), c->atype, c->btype);
-		CHECK(valid(c), "%s for invalid arguments (m %lld n %lld k %lld batch %lld)",
-		      plan_decision_name(p.decision), (long long)c->m, (long long)c->n,
-		      (long long)c->k, (long long)c->batch);
-		CHECK(cfg->mode != MODE_OFF, "%s with BF16SHIM_MODE=off",
-		      plan_decision_name(p.decision));
-		CHECK(plan_fp32_supports(c), "%s but fp32 cannot compute it (ctype %d compute %d)",
-		      plan_decision_name(p.decision), c->ctype, c->compute);
-	}
-
-	/* The fallback chain from any decision reaches PASS within 3 steps. */
-	for (int start = DECIDE_PASS; start <= DECIDE_DECODE; start++) {
-		enum decision x = (enum decision)start;
-		int steps = 0;
-		while (x != DECIDE_PASS && steps <= 3) {
-			enum decision next = plan_fallback(x, c, d);
-			CHECK(is_decision(next), "fallback of %d gave %d", (int)x, (int)next);
-			CHECK(next != x, "fallback of %s is itself", plan_decision_name(x));
-			x = next;
-			steps++;
+	CHECK(p.n >= 1 && p.n <= PLAN_STEPS, "%d steps", p.n);
+	CHECK(again.n == p.n, "first %d steps, second %d", p.n, again.n);
+	for (int i = 0; i < p.n && i < PLAN_STEPS; i++) {
+		enum decision x = p.step[i].decision;
+		CHECK(is_decision(x), "step %d: decision %d", i, (int)x);
+		if (!is_decision(x))
+			return;
+		CHECK(p.step[i].reason && *p.step[i].reason, "step %d: reason %p", i,
+		      (const void *)p.step[i].reason);
+		CHECK(again.step[i].decision == x, "step %d: first %d, second %d", i, (int)x,
+		      (int)again.step[i].decision);
+		CHECK(!(tried & 1u << x), "%s twice", plan_decision_name(x));
+		tried |= 1u << x;
+		if (x == DECIDE_FP16 || x == DECIDE_DECODE)
+			CHECK(bf16_operands(c), "%s for atype %d btype %d", plan_decision_name(x),
+			      c->atype, c->btype);
+		if (x != DECIDE_PASS) {
+			CHECK(valid(c), "%s for invalid arguments (m %lld n %lld k %lld batch %lld)",
+			      plan_decision_name(x), (long long)c->m, (long long)c->n,
+			      (long long)c->k, (long long)c->batch);
+			CHECK(cfg->mode != MODE_OFF, "%s with BF16SHIM_MODE=off",
+			      plan_decision_name(x));
 		}
-		CHECK(x == DECIDE_PASS && steps <= 3, "fallback from %s: %d steps, at %s",
-		      plan_decision_name((enum decision)start), steps, plan_decision_name(x));
+		if (x >= DECIDE_FP32)
+			CHECK(plan_fp32_supports(c), "%s but fp32 cannot compute it (ctype %d "
+			      "compute %d)", plan_decision_name(x), c->ctype, c->compute);
+		if (x == DECIDE_PASS_DEFAULT_ALGO)
+			CHECK(i == 1 && plan_is_tensor_op_algo(c->algo), "pass-default-algo at "
+			      "step %d for algo %d", i, c->algo);
 	}
-
-	/* Retries: from every attempted decision with the fuzzed status, and along the chain
-	 * the shim walks (each refusal answered by the next retry). */
-	int status = PICK(b, statuses);
-	for (int start = DECIDE_PASS; start <= DECIDE_DECODE; start++) {
-		enum decision attempted = (enum decision)start;
-		unsigned tried = 1u << start;
-		int steps = 0;
-		for (;;) {
-			struct plan r = plan_retry(c, d, cfg, attempted, status);
-			CHECK(is_decision(r.decision), "retry gave %d", (int)r.decision);
-			CHECK(r.reason && *r.reason, "retry reason %p", (const void *)r.reason);
-			if (r.decision == DECIDE_PASS)
-				break;   /* give up: the caller gets the status */
-			CHECK(!(tried & 1u << r.decision), "retry after %s offers %s again",
-			      plan_decision_name(attempted), plan_decision_name(r.decision));
-			tried |= 1u << r.decision;
-			CHECK(valid(c), "retry %s for invalid arguments",
-			      plan_decision_name(r.decision));
-			CHECK(cfg->mode != MODE_OFF, "retry %s with BF16SHIM_MODE=off",
-			      plan_decision_name(r.decision));
-			CHECK(status == ABI_STATUS_NOT_SUPPORTED || status == ABI_STATUS_ARCH_MISMATCH,
-			      "retry %s after status %d", plan_decision_name(r.decision), status);
-			attempted = r.decision;
-			CHECK(++steps <= 3, "retry chain from %s longer than 3",
-			      plan_decision_name((enum decision)start));
-		}
+	first = p.step[0].decision;
+	if (first != DECIDE_PASS) {
+		/* A rewrite: bf16 only, then the paths below it, down to the call as it came. */
+		CHECK(first != DECIDE_PASS_DEFAULT_ALGO, "plan_gemm began with %s",
+		      "pass-default-algo");
+		CHECK(c->atype == ABI_R_16BF || c->btype == ABI_R_16BF, "%s for atype %d btype %d",
+		      plan_decision_name(first), c->atype, c->btype);
+		CHECK(p.step[p.n - 1].decision == DECIDE_PASS, "a rewrite's plan ends with %s",
+		      plan_decision_name(p.step[p.n - 1].decision));
+		for (int i = 1; i < p.n; i++)
+			CHECK(p.step[i].decision < p.step[i - 1].decision, "%s after %s",
+			      plan_decision_name(p.step[i].decision),
+			      plan_decision_name(p.step[i - 1].decision));
+	} else {
+		/* A forward: what to try if the library refuses it, never the call again. */
+		for (int i = 1; i < p.n; i++)
+			CHECK(p.step[i].decision > p.step[i - 1].decision, "%s after %s",
+			      plan_decision_name(p.step[i].decision),
+			      plan_decision_name(p.step[i - 1].decision));
 	}
 }
 
@@ -238,8 +229,9 @@ static void check_lt(struct bytes *b, const struct plan_call *g, const struct pl
 		CHECK(bf16, "rewrite of a %d b %d", c.a.type, c.b.type);
 		CHECK(cfg->mode != MODE_OFF || c.ours, "rewrite with BF16SHIM_MODE=off%s", "");
 		CHECK(!c.unhandled, "rewrite despite %s", c.unhandled);
-		CHECK(p.rewrite.decision != DECIDE_PASS && is_decision(p.rewrite.decision),
-		      "rewrite with gemm decision %d", (int)p.rewrite.decision);
+		CHECK(p.rewrite.step[0].decision != DECIDE_PASS &&
+			      is_decision(p.rewrite.step[0].decision),
+		      "rewrite with gemm decision %d", (int)p.rewrite.step[0].decision);
 		CHECK(bf16_operands(&p.gemm) && valid(&p.gemm),
 		      "rewrite of an invalid gemm (m %lld n %lld k %lld lda %lld ldb %lld ldc %lld)",
 		      (long long)p.gemm.m, (long long)p.gemm.n, (long long)p.gemm.k,
@@ -260,7 +252,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_config(&b, &cfg);
 	read_device(&b, &d);
 	read_call(&b, &c);
-	check_gemm(&c, &d, &cfg, &b);
+	check_gemm(&c, &d, &cfg);
 	check_lt(&b, &c, &d, &cfg);
 	return 0;
 }

@@ -64,28 +64,49 @@ static const struct row rows[] = {
 	{__LINE__, BF, D, F, DEF, 61, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_PASS},
 };
 
-struct retry_row {
+/* Whole plans: each step is tried when the one before could not be taken (a rewrite whose
+ * machinery is unavailable) or was refused (a forward answered NOT_SUPPORTED). */
+#define END -1
+struct chain_row {
 	int line;
-	int atype, ctype, algo;
-	enum decision attempted;
-	int status;
-	enum decision expect;
+	int atype, ctype, compute, algo;
+	int sm, tensor_cores;
+	enum shim_mode mode;
+	enum shim_path path;
+	int64_t m;
+	int expect[PLAN_STEPS + 1];      /* decisions, then END */
 };
 
-static const struct retry_row retries[] = {
-	/* bf16 refused: fp32 path. */
-	{__LINE__, BF, BF, TC, DECIDE_PASS, ABI_STATUS_NOT_SUPPORTED, DECIDE_FP32},
-	{__LINE__, BF, F, DEF, DECIDE_PASS, ABI_STATUS_ARCH_MISMATCH, DECIDE_FP32},
-	/* A tensor-op algorithm refused: the default algorithm first... */
-	{__LINE__, H, H, TC, DECIDE_PASS, ABI_STATUS_NOT_SUPPORTED, DECIDE_PASS_DEFAULT_ALGO},
-	/* ...and if 16F x 16F -> 32F is still refused (bitsandbytes on a 2080 Ti): fp32. */
-	{__LINE__, H, F, TC, DECIDE_PASS_DEFAULT_ALGO, ABI_STATUS_NOT_SUPPORTED, DECIDE_FP32},
-	{__LINE__, H, F, DEF, DECIDE_PASS, ABI_STATUS_NOT_SUPPORTED, DECIDE_FP32},
-	/* Other failures and exhausted options return the status as it is. */
-	{__LINE__, BF, BF, TC, DECIDE_PASS, ABI_STATUS_INVALID_VALUE, DECIDE_PASS},
-	{__LINE__, BF, BF, TC, DECIDE_FP32, ABI_STATUS_NOT_SUPPORTED, DECIDE_PASS},
-	{__LINE__, F, F, DEF, DECIDE_PASS, ABI_STATUS_NOT_SUPPORTED, DECIDE_PASS},
-	{__LINE__, F, F, TC, DECIDE_PASS_DEFAULT_ALGO, ABI_STATUS_NOT_SUPPORTED, DECIDE_PASS},
+#define PASS_ ((int)DECIDE_PASS)
+#define DEFALGO ((int)DECIDE_PASS_DEFAULT_ALGO)
+#define FP32_ ((int)DECIDE_FP32)
+#define FP16_ ((int)DECIDE_FP16)
+#define DECODE_ ((int)DECIDE_DECODE)
+
+static const struct chain_row chains[] = {
+	/* A rewrite falls back along the paths, down to the call as it came. */
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 64, {FP32_, PASS_, END}},
+	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 64, {FP16_, FP32_, PASS_, END}},
+	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 16,
+	 {DECODE_, FP16_, FP32_, PASS_, END}},
+	{__LINE__, BF, BF, F, TC, 75, 0, MODE_AUTO, PATH_AUTO, 16, {DECODE_, FP32_, PASS_, END}},
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 1, {DECODE_, FP32_, PASS_, END}},
+	/* Forwarded: a bf16 GEMM the library refuses goes to the fp32 path... */
+	{__LINE__, BF, BF, F, TC, 90, 1, MODE_AUTO, PATH_AUTO, 64, {PASS_, FP32_, END}},
+	{__LINE__, BF, F, F, DEF, 61, 0, MODE_AUTO, PATH_NATIVE, 64, {PASS_, FP32_, END}},
+	/* ...a refused tensor-op algorithm gets the default one, then 16F x 16F -> 32F (the
+	 * bitsandbytes-on-2080-Ti case) the fp32 path... */
+	{__LINE__, H, H, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 8, {PASS_, DEFALGO, FP32_, END}},
+	{__LINE__, H, F, F, DEF, 75, 1, MODE_AUTO, PATH_AUTO, 8, {PASS_, FP32_, END}},
+	{__LINE__, F, F, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 8, {PASS_, DEFALGO, END}},
+	{__LINE__, BF, BF, ABI_COMPUTE_64F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 64,
+	 {PASS_, DEFALGO, END}},
+	/* ...and nothing else: no other retry, none for invalid arguments or with
+	 * BF16SHIM_MODE=off (the library's answer stands). */
+	{__LINE__, F, F, F, DEF, 75, 1, MODE_AUTO, PATH_AUTO, 8, {PASS_, END}},
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, -1, {PASS_, END}},
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_OFF, PATH_AUTO, 64, {PASS_, END}},
+	{__LINE__, H, H, F, TC, 75, 1, MODE_OFF, PATH_AUTO, 8, {PASS_, END}},
 };
 
 static struct plan_call call(int atype, int ctype, int compute, int algo, int64_t m,
@@ -288,24 +309,27 @@ int main(void)
 		struct plan_device d = {r->sm, r->tensor_cores};
 		struct shim_config cfg = {.mode = r->mode, .path = r->path};
 		struct plan p = plan_gemm(&c, &d, &cfg);
-		CHECK_EQ_INT(p.decision, r->expect, "plan row at line %d (%s)", r->line, p.reason);
-		CHECK(p.reason && *p.reason, "row at line %d has no reason", r->line);
+		CHECK_EQ_INT(p.step[0].decision, r->expect, "plan row at line %d (%s)", r->line,
+			     p.step[0].reason);
+		CHECK(p.step[0].reason && *p.step[0].reason, "row at line %d has no reason",
+		      r->line);
 	}
-	for (size_t i = 0; i < sizeof retries / sizeof retries[0]; i++) {
-		const struct retry_row *r = &retries[i];
-		struct plan_call c = call(r->atype, r->ctype, ABI_R_32F, r->algo, 8, 8);
-		struct plan_device d = {75, 1};
-		struct shim_config cfg = {.mode = MODE_AUTO};
-		struct plan p = plan_retry(&c, &d, &cfg, r->attempted, r->status);
-		CHECK_EQ_INT(p.decision, r->expect, "retry row at line %d (%s)", r->line, p.reason);
-	}
-	{
-		struct plan_call c = call(BF, BF, F, TC, 64, 64);
-		struct plan_device tc = {75, 1}, none = {75, 0};
-		CHECK_EQ_INT(plan_fallback(DECIDE_DECODE, &c, &tc), DECIDE_FP16, "decode -> fp16");
-		CHECK_EQ_INT(plan_fallback(DECIDE_DECODE, &c, &none), DECIDE_FP32, "decode -> fp32");
-		CHECK_EQ_INT(plan_fallback(DECIDE_FP16, &c, &tc), DECIDE_FP32, "fp16 -> fp32");
-		CHECK_EQ_INT(plan_fallback(DECIDE_FP32, &c, &tc), DECIDE_PASS, "fp32 -> original");
+	for (size_t i = 0; i < sizeof chains / sizeof chains[0]; i++) {
+		const struct chain_row *r = &chains[i];
+		struct plan_call c = call(r->atype, r->ctype, r->compute, r->algo, r->m, 64);
+		struct plan_device d = {r->sm, r->tensor_cores};
+		struct shim_config cfg = {.mode = r->mode, .path = r->path};
+		struct plan p = plan_gemm(&c, &d, &cfg);
+		int n = 0;
+		while (r->expect[n] != END)
+			n++;
+		CHECK_EQ_INT(p.n, n, "chain row at line %d: steps", r->line);
+		for (int s = 0; s < n && s < p.n; s++) {
+			CHECK_EQ_INT(p.step[s].decision, r->expect[s], "chain row at line %d, step %d",
+				     r->line, s);
+			CHECK(p.step[s].reason && *p.step[s].reason,
+			      "chain row at line %d, step %d has no reason", r->line, s);
+		}
 	}
 	{
 		size_t n;
@@ -318,7 +342,7 @@ int main(void)
 				     p.reason);
 			CHECK(p.reason && *p.reason, "lt row at line %d has no reason", r[i].line);
 			if (p.decision == LT_REWRITE)
-				CHECK_EQ_INT(p.rewrite.decision, r[i].path_expect,
+				CHECK_EQ_INT(p.rewrite.step[0].decision, r[i].path_expect,
 					     "lt row at line %d: path (%s)", r[i].line, p.reason);
 		}
 		CHECK(n > 30, "%zu lt rows", n);
