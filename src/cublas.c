@@ -5,6 +5,7 @@
 #include "device.h"
 #include "gemm.h"
 #include "lt.h"
+#include "rewrite/rewrite.h"
 
 /* A described call back into arguments, for each family (entry_points.h); algo may differ
  * from the caller's (DECIDE_PASS_DEFAULT_ALGO). */
@@ -42,7 +43,8 @@ CUBLAS_GEMMS(FORWARD)
 		if (!real_cublas_find() || !real_cublas.name)                              \
 			return ABI_STATUS_NOT_INITIALIZED;                                 \
 		return shim_gemm(&(struct gemm_call){                                      \
-			.api = #name, .forward = forward_##name, .handle = handle,         \
+			.api = #name, .forward = forward_##name,                           \
+			.backend = &rewrite_via_cublas, .handle = handle,                  \
 			.transa = transa, .transb = transb, .m = m, .n = n, .k = k,        \
 			.alpha = alpha, .beta = beta, .a = A, .b = B, .atype = atype,      \
 			.btype = btype, .ctype = ctype, .lda = lda, .ldb = ldb, .ldc = ldc, \

@@ -1,5 +1,6 @@
-/* One description for every intercepted GEMM entry point, so the planner and the rewrite
- * paths see a single shape of call whatever API it came through. */
+/* One description for every intercepted GEMM, so the planner and the rewrite paths see a
+ * single shape of call whatever API it came through; what differs between the APIs is the
+ * call's forward and its backend, both chosen when the call is described. */
 #ifndef BF16SHIM_GEMM_H
 #define BF16SHIM_GEMM_H
 
@@ -11,6 +12,8 @@
 #include "real.h"
 
 struct gemm_call;
+struct gemm_backend;
+struct lt_matmul_args;
 /* Calls the real entry point a described call came through, with its arguments (and algo
  * for its algorithm: DECIDE_PASS_DEFAULT_ALGO changes it). */
 typedef abi_status (*gemm_forward_fn)(const struct gemm_call *c, int algo);
@@ -24,17 +27,18 @@ struct gemm_epilogue {
 	int act;                    /* enum gemm_act */
 };
 
-/* What a cuBLASLt call brings that a cuBLAS one takes from its handle. */
+/* What a cuBLASLt call brings that a cuBLAS one takes from its handle (read by its backend,
+ * rewrite/via_cublaslt.c, and its forward). */
 struct gemm_lt {
 	abi_stream stream;
 	int pmode;                  /* ABI_POINTER_MODE_* */
-	void *workspace;            /* the caller's, usable as scratch */
-	size_t workspace_bytes;
+	const struct lt_matmul_args *args; /* the call as it came */
 };
 
 struct gemm_call {
 	const char *api;            /* the entry point called, for the log and the trace */
 	gemm_forward_fn forward;
+	const struct gemm_backend *backend; /* what the rewrite takes from that library */
 	abi_handle handle;
 	int transa, transb;
 	int64_t m, n, k;
@@ -50,7 +54,9 @@ struct gemm_call {
 	int ptr_array;              /* the *BatchedEx form */
 	int first_status;           /* status of the entry's refused attempt, or -1 */
 	/* Zero for cuBLAS GEMMs (cublas.c initialises the members above only). */
-	const struct gemm_lt *lt;   /* a cuBLASLt call: inner GEMMs go through cuBLASLt */
+	const struct gemm_lt *lt;
+	void *workspace;            /* scratch the caller lent (cuBLASLt's workspace) */
+	size_t workspace_bytes;
 	struct gemm_epilogue epilogue;
 };
 

@@ -15,13 +15,6 @@
 #include "real.h"
 #include "rewrite/rewrite.h"
 
-/* A rewritten call: the GEMM the paths see, and the original arguments to fall back to. */
-struct lt_call {
-	struct gemm_call g;
-	struct gemm_lt lt;
-	const struct lt_matmul_args *args;
-};
-
 static abi_status forward_matmul(const struct lt_matmul_args *a, abi_lt_desc desc,
 				 const abi_lt_algo *algo)
 {
@@ -39,7 +32,7 @@ static abi_status forward_original(const struct lt_matmul_args *a)
 static abi_status forward_lt(const struct gemm_call *c, int algo)
 {
 	(void)algo; /* an Lt call's algorithm is its own (the plan never changes it) */
-	return forward_original(((const struct lt_call *)c)->args);
+	return forward_original(c->lt->args);
 }
 
 static abi_status forward_heuristic(const struct lt_heuristic_args *a, abi_lt_desc desc)
@@ -140,16 +133,15 @@ static abi_status rewrite(const struct lt_matmul_args *a, const struct plan_lt_c
 	const struct plan_lt_matrix *mb = p->transposed ? &pc->a : &pc->b;
 	const void *pa = p->transposed ? a->b : a->a, *pb = p->transposed ? a->a : a->b;
 	int64_t batch = pc->d.batch;
-	struct lt_call lc = {.args = a};
-	struct gemm_call *g = &lc.g;
+	struct gemm_lt lt = {a->stream, pc->pmode == ABI_LT_POINTER_MODE_DEVICE
+						? ABI_POINTER_MODE_DEVICE
+						: ABI_POINTER_MODE_HOST, a};
+	struct gemm_call call, *g = &call;
 	float beta = 1;
 
-	lc.lt = (struct gemm_lt){a->stream, pc->pmode == ABI_LT_POINTER_MODE_DEVICE
-						    ? ABI_POINTER_MODE_DEVICE
-						    : ABI_POINTER_MODE_HOST,
-				 a->workspace, a->workspace_bytes};
 	*g = (struct gemm_call){
-		.api = "cublasLtMatmul", .forward = forward_lt, .handle = a->handle,
+		.api = "cublasLtMatmul", .forward = forward_lt, .backend = &rewrite_via_cublaslt,
+		.handle = a->handle,
 		.transa = p->gemm.transa, .transb = p->gemm.transb, .m = p->gemm.m,
 		.n = p->gemm.n, .k = p->gemm.k, .alpha = a->alpha, .beta = a->beta, .a = pa,
 		.b = pb, .c = a->d, .atype = p->gemm.atype, .btype = p->gemm.btype,
@@ -157,7 +149,7 @@ static abi_status rewrite(const struct lt_matmul_args *a, const struct plan_lt_c
 		.stride_a = batch > 1 ? ma->stride : 0, .stride_b = batch > 1 ? mb->stride : 0,
 		.stride_c = batch > 1 ? pc->d.stride : 0, .batch = batch,
 		.compute = pc->compute, .algo = ABI_GEMM_DEFAULT, .first_status = -1,
-		.lt = &lc.lt};
+		.lt = &lt, .workspace = a->workspace, .workspace_bytes = a->workspace_bytes};
 	if (p->has_bias) {
 		g->epilogue.bias = pc->bias;
 		g->epilogue.bias_type = pc->bias_type == -1 ? pc->d.type : pc->bias_type;
@@ -166,7 +158,7 @@ static abi_status rewrite(const struct lt_matmul_args *a, const struct plan_lt_c
 		g->epilogue.bias_batch_stride = batch > 1 ? pc->bias_stride : 0;
 	}
 	g->epilogue.act = p->act;
-	if (lc.lt.pmode == ABI_POINTER_MODE_HOST)
+	if (lt.pmode == ABI_POINTER_MODE_HOST)
 		memcpy(&beta, a->beta, sizeof beta);
 	if (a->c != a->d && beta != 0 && p->gemm.m && p->gemm.n &&
 	    !rewrite_copy_matrix(a->stream, a->c, pc->c.ld, batch > 1 ? pc->c.stride : 0, a->d,

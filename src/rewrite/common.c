@@ -1,13 +1,10 @@
 /* Helpers shared by the rewrite paths (see rewrite_internal.h). */
 #define _GNU_SOURCE
-#include <limits.h>
 #include <string.h>
 
 #include "../kernels/kernels.h"
 #include "../real.h"
 #include "rewrite_internal.h"
-
-static const float one_host = 1.0f, zero_host = 0.0f;
 
 size_t rewrite_elem_size(int type)
 {
@@ -74,25 +71,8 @@ int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, enum why *w
 		return 0;
 	}
 	rc->mod = module_for_current_context(why);
-	if (!rc->mod)
+	if (!rc->mod || !c->backend->stream(c, &rc->stream, &rc->pmode, why))
 		return 0;
-	if (c->lt) {
-		rc->stream = c->lt->stream;
-		rc->pmode = c->lt->pmode;
-	} else if (real_cublas.cublasGetStream_v2(c->handle, &rc->stream) ||
-		   real_cublas.cublasGetPointerMode_v2(c->handle, &rc->pmode)) {
-		*why = WHY_HANDLE_UNREADABLE;
-		return 0;
-	}
-	/* Our own GEMM uses the handle's pointer mode; through cuBLASLt, always the host's
-	 * (rewrite/lt_gemm.c sets it on its descriptor). */
-	if (rc->pmode == ABI_POINTER_MODE_DEVICE && !c->lt) {
-		rc->one = (const void *)(uintptr_t)rc->mod->one;
-		rc->zero = (const void *)(uintptr_t)rc->mod->zero;
-	} else {
-		rc->one = &one_host;
-		rc->zero = &zero_host;
-	}
 	if (rc->pmode == ABI_POINTER_MODE_DEVICE) {
 		rc->sc.alpha_ptr = (uint64_t)(uintptr_t)c->alpha;
 		rc->sc.beta_ptr = (uint64_t)(uintptr_t)c->beta;
@@ -104,47 +84,19 @@ int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, enum why *w
 	return 1;
 }
 
-int rewrite_gemm_available(const struct gemm_call *c, enum why *why)
-{
-	if (c->lt ? !real_cublaslt.cublasLtMatmul || !real_cublaslt.cublasLtMatmulDescCreate ||
-			    !real_cublaslt.cublasLtMatrixLayoutCreate
-		  : !real_cublas.cublasGemmStridedBatchedEx || c->k > INT_MAX) {
-		*why = c->lt ? WHY_CUBLASLT_LACKS : WHY_CUBLAS_LACKS_GEMM;
-		return 0;
-	}
-	return 1;
-}
-
-abi_status rewrite_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
-			const struct inner_gemm *g)
-{
-	int64_t lda = g->ta == ABI_OP_N ? g->m : g->k, ldb = g->tb == ABI_OP_N ? g->k : g->n;
-
-	if (c->lt)
-		return rewrite_lt_gemm(c, rc, g);
-	return real_cublas.cublasGemmStridedBatchedEx(c->handle, g->ta, g->tb, (int)g->m, (int)g->n, (int)g->k, rc->one,
-		    (const void *)(uintptr_t)g->a, g->type, (int)(lda > 1 ? lda : 1),
-		    (long long)(g->m * g->k), (const void *)(uintptr_t)g->b, g->type,
-		    (int)(ldb > 1 ? ldb : 1), (long long)(g->k * g->n), rc->zero,
-		    (void *)(uintptr_t)g->d, ABI_R_32F, (int)g->m, (long long)(g->m * g->n),
-		    (int)g->batch, ABI_COMPUTE_32F,
-		    g->tensor_op ? ABI_GEMM_DEFAULT_TENSOR_OP : ABI_GEMM_DEFAULT);
-}
-
 int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uint64_t bytes,
 		    struct ws_lease *ws, enum why *why)
 {
-	if (c->lt && c->lt->workspace) {
-		uint64_t base = (uint64_t)(uintptr_t)c->lt->workspace;
-		uint64_t start = (base + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
-		if (start - base + bytes <= c->lt->workspace_bytes) {
-			/* Stream order separates our use from the caller's next one. */
-			memset(ws, 0, sizeof *ws);
-			ws->ptr = start;
-			ws->bytes = bytes;
-			ws->stream = rc->stream;
-			return 1;
-		}
+	uint64_t base = (uint64_t)(uintptr_t)c->workspace;
+	uint64_t start = (base + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+
+	if (base && start - base + bytes <= c->workspace_bytes) {
+		/* Stream order separates our use from the caller's next one. */
+		memset(ws, 0, sizeof *ws);
+		ws->ptr = start;
+		ws->bytes = bytes;
+		ws->stream = rc->stream;
+		return 1;
 	}
 	return workspace_acquire(rc->stream, bytes, ws, why);
 }

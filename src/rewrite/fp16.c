@@ -111,7 +111,7 @@ int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, enum
 		*why = WHY_FP16_TAKES_BF16;
 		return REWRITE_UNAVAILABLE;
 	}
-	if (!rewrite_gemm_available(c, why))
+	if (!c->backend->gemm_available(c, why))
 		return REWRITE_UNAVAILABLE;
 	if (!real_driver()->cuMemsetD32Async) {
 		*why = WHY_DRIVER_LACKS_FP16;

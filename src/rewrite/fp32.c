@@ -64,7 +64,7 @@ int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum
 	(void)dev;
 	if (c->m == 0 || c->n == 0 || c->batch == 0)
 		return ABI_STATUS_SUCCESS; /* nothing to compute, nothing to touch */
-	if (!rewrite_gemm_available(c, why))
+	if (!c->backend->gemm_available(c, why))
 		return REWRITE_UNAVAILABLE;
 	if (!rewrite_begin(c, &rc, why))
 		return REWRITE_UNAVAILABLE;

@@ -18,6 +18,10 @@ int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum
 int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
 int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
 
+/* The backends: what a rewrite takes from cuBLAS (the handle's stream and pointer mode, its
+ * strided batched GEMM) or from cuBLASLt (the call's own, cublasLtMatmul). */
+extern const struct gemm_backend rewrite_via_cublas, rewrite_via_cublaslt;
+
 /* Copies a rows x cols matrix (column-major, ld in elements; batch items stride elements
  * apart) on the stream, without synchronising: C into D before a rewritten cuBLASLt call
  * whose D is not its C.  1 on success. */

@@ -35,13 +35,12 @@ struct scalars {
 struct rewrite_ctx {
 	const struct shim_module *mod;
 	abi_stream stream;
-	int pmode;
+	int pmode;                      /* ABI_POINTER_MODE_*: where alpha and beta are */
 	struct scalars sc;
-	const void *one, *zero;         /* 1 and 0 for our own GEMM, in its pointer mode */
 };
 
-/* Kernels, stream, pointer mode and scalars for this call (a cuBLAS call's from its handle,
- * a cuBLASLt call's from c->lt); 0 with *why if unavailable. */
+/* Kernels, stream, pointer mode and scalars for this call (its backend says where the
+ * stream and pointer mode are); 0 with *why if unavailable. */
 int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, enum why *why);
 
 /* The GEMM inside a rewrite: compact column-major operands of one type (ld = stored rows,
@@ -53,16 +52,19 @@ struct inner_gemm {
 	int type;                       /* ABI_R_32F or ABI_R_16F */
 	int tensor_op;                  /* ask for tensor cores (the fp16 path) */
 };
-/* Is there a real GEMM to run it with?  0 with *why if not. */
-int rewrite_gemm_available(const struct gemm_call *c, enum why *why);
-/* Runs it on the call's stream: through cublasGemmStridedBatchedEx on the call's handle, or
- * for a cuBLASLt call through cublasLtMatmul (rewrite/lt_gemm.c). */
-abi_status rewrite_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
-			const struct inner_gemm *g);
-abi_status rewrite_lt_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
+/* What a rewrite takes from the library its call came through: rewrite/via_cublas.c,
+ * rewrite/via_cublaslt.c (rewrite.h names them; the call's describer picks one). */
+struct gemm_backend {
+	/* The call's stream and pointer mode; 0 with *why if they cannot be read. */
+	int (*stream)(const struct gemm_call *c, abi_stream *stream, int *pmode, enum why *why);
+	/* Is there a real GEMM to run the inner one with?  0 with *why if not. */
+	int (*gemm_available)(const struct gemm_call *c, enum why *why);
+	/* The inner GEMM, on the call's stream. */
+	abi_status (*gemm)(const struct gemm_call *c, const struct rewrite_ctx *rc,
 			   const struct inner_gemm *g);
+};
 
-/* Scratch for one tile: the caller's cuBLASLt workspace when it is large enough, else the
+/* Scratch for one tile: the workspace the caller lent when it is large enough, else the
  * shim's cache (workspace.h).  Released with workspace_release(). */
 int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uint64_t bytes,
 		    struct ws_lease *ws, enum why *why);

@@ -56,7 +56,7 @@ int rewrite_tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
 				t.d = scratch_take(&bnext, 4u * (uint64_t)(bn * t.mi * t.nj));
 				g = (struct inner_gemm){ta, tb, t.mi, t.nj, c->k, bn, t.a, t.b, t.d,
 							p->inner_type, p->tensor_op};
-				status = rewrite_gemm(c, rc, &g);
+				status = c->backend->gemm(c, rc, &g);
 				if (status != ABI_STATUS_SUCCESS) {
 					*why = p->gemm_failed;
 					goto gemm_failed;

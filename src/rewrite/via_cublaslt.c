@@ -1,6 +1,7 @@
-/* What a rewritten cuBLASLt call needs beyond a cuBLAS one: the inner GEMM through cuBLASLt
- * itself (a cuBLASLt handle need not be a cuBLAS handle, and the call brings its own
- * stream), and copying C into D when they are different matrices. */
+/* A rewrite of a cuBLASLt call takes the call's own stream and pointer mode and runs its
+ * inner GEMM through cuBLASLt itself (a cuBLASLt handle need not be a cuBLAS handle), with
+ * host scalars 1 and 0 whatever the call's pointer mode; and copies C into D when they are
+ * different matrices. */
 #define _GNU_SOURCE
 #include <string.h>
 
@@ -8,6 +9,25 @@
 #include "rewrite_internal.h"
 
 static const float one = 1.0f, zero = 0.0f;
+
+static int stream(const struct gemm_call *c, abi_stream *s, int *pmode, enum why *why)
+{
+	(void)why;
+	*s = c->lt->stream;
+	*pmode = c->lt->pmode;
+	return 1;
+}
+
+static int gemm_available(const struct gemm_call *c, enum why *why)
+{
+	(void)c;
+	if (!real_cublaslt.cublasLtMatmul || !real_cublaslt.cublasLtMatmulDescCreate ||
+	    !real_cublaslt.cublasLtMatrixLayoutCreate) {
+		*why = WHY_CUBLASLT_LACKS;
+		return 0;
+	}
+	return 1;
+}
 
 /* A compact column-major layout: rows x cols per item, items packed. */
 static abi_status layout(abi_lt_layout *l, int type, int64_t rows, int64_t cols,
@@ -36,8 +56,8 @@ static const void *dev(abi_devptr p)
 	return (const void *)(uintptr_t)p;
 }
 
-abi_status rewrite_lt_gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
-			   const struct inner_gemm *g)
+static abi_status gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
+		       const struct inner_gemm *g)
 {
 	int32_t ta = g->ta, tb = g->tb;
 	abi_lt_desc desc = NULL;
@@ -75,6 +95,8 @@ abi_status rewrite_lt_gemm(const struct gemm_call *c, const struct rewrite_ctx *
 		real_cublaslt.cublasLtMatmulDescDestroy(desc);
 	return st;
 }
+
+const struct gemm_backend rewrite_via_cublaslt = {stream, gemm_available, gemm};
 
 int rewrite_copy_matrix(abi_stream stream, const void *src, int64_t ld_src, int64_t stride_src,
 			void *dst, int64_t ld_dst, int64_t stride_dst, int64_t rows, int64_t cols,
