@@ -70,6 +70,23 @@ static const struct device_facts *facts_for(abi_device dev)
 	return f;
 }
 
+int device_min_sm(void)
+{
+	const struct real_driver *drv = real_driver();
+	int n = 0, min = -1;
+
+	if (!drv->cuDeviceGetCount || drv->cuDeviceGetCount(&n) != ABI_CUDA_SUCCESS || n <= 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		const struct device_facts *f = facts_for(i);
+		if (!f)
+			return -1;
+		if (min < 0 || f->sm < min)
+			min = f->sm;
+	}
+	return min;
+}
+
 static const struct device_facts *facts_for_current(void)
 {
 	const struct real_driver *drv = real_driver();

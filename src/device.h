@@ -16,6 +16,9 @@ struct device_facts {
 /* Facts for the device a handle works on; NULL if the driver cannot tell (then the shim
  * passes the call through). */
 const struct device_facts *device_for_handle(abi_handle handle);
+/* The smallest compute capability planned for among the process's devices (after
+ * BF16SHIM_EMULATE_SM), or -1 if the driver cannot tell. */
+int device_min_sm(void);
 /* cublasDestroy: the handle's address may be reused for another device. */
 void device_forget_handle(abi_handle handle);
 

@@ -266,6 +266,24 @@ static void trace_call(const struct gemm_call *c, const struct outcome *out, abi
 	trace_write(&r);
 }
 
+static int passes_all;
+static pthread_once_t passes_all_once = PTHREAD_ONCE_INIT;
+
+static void find_passes_all(void)
+{
+	const struct shim_config *cfg = shim_config();
+
+	passes_all = cfg->mode == MODE_OFF ||
+		     (plan_all_native(cfg, device_min_sm()) && !trace_enabled() &&
+		      !shim_log_enabled(LOG_DEBUG));
+}
+
+int shim_passes_all(void)
+{
+	pthread_once(&passes_all_once, find_passes_all);
+	return passes_all;
+}
+
 abi_status shim_gemm(struct gemm_call *c)
 {
 	int pass_all = shim_config()->mode == MODE_OFF;
@@ -277,7 +295,7 @@ abi_status shim_gemm(struct gemm_call *c)
 	if (!(__atomic_load_n(&shim_fast_gemm, __ATOMIC_ACQUIRE) & SHIM_FAST_READY) &&
 	    cublas_found())
 		/* While tracing, every call must reach the dispatcher to be written down. */
-		__atomic_fetch_or(&shim_fast_gemm, (pass_all ? SHIM_FAST_PASS_ALL : 0) |
+		__atomic_fetch_or(&shim_fast_gemm, (shim_passes_all() ? SHIM_FAST_PASS_ALL : 0) |
 				  (trace_enabled() ? 0 : SHIM_FAST_READY), __ATOMIC_RELEASE);
 	if (pass_all && !trace_enabled())
 		return c->first_status >= 0 ? c->first_status : c->forward(c, c->algo);

@@ -66,10 +66,16 @@ struct gemm_call {
 enum shim_fast_bit {
 	SHIM_FAST_READY = 1,     /* real functions found, configuration read (cuBLAS: and not
 				  * tracing, so that every call reaches the trace) */
-	SHIM_FAST_PASS_ALL = 2,  /* BF16SHIM_MODE=off */
+	SHIM_FAST_PASS_ALL = 2,  /* shim_passes_all() */
 	SHIM_FAST_VERDICTS = 4,  /* cuBLAS: a configuration once needed a retry (verdict.h) */
 };
 extern unsigned shim_fast_gemm, shim_fast_lt;
+
+/* Can every call pass straight to the library (but for a refusal to retry, or an algorithm
+ * of ours)?  With BF16SHIM_MODE=off; or when no device of the process needs a rewrite
+ * (plan_all_native) and nothing wants to see each call: no trace, no debug log (which names
+ * each call it passes through).  Decided once, on the first call. */
+int shim_passes_all(void);
 
 /* The entry functions behind the exported cuBLAS GEMMs (cublas.c), of the same signatures. */
 #define X(name, INT, family) abi_status shim_##name family##_PARAMS(INT);
@@ -98,7 +104,7 @@ abi_status shim_cublas_destroy(abi_handle handle);
  * exhausted dlopen() would fail with an error, never misbehave silently. */
 extern __thread int shim_depth __attribute__((tls_model("initial-exec")));
 
-/* Can this call go straight to the real function?  With BF16SHIM_MODE=off, and for calls
+/* Can this call go straight to the real function?  Any call when shim_passes_all(); a call
  * with no bf16 operand once no configuration has needed a retry: one load and a few
  * compares, the cost every passed-through GEMM pays (bench/passthrough_cost.sh).  The rest,
  * nested calls included, go to shim_gemm(), which passes them through as well. */

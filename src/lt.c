@@ -55,9 +55,8 @@ static int lt_ready(void)
 	if (real_cublaslt.cublasLtMatmul)
 		__atomic_store_n(&lt_matmul_nested, real_cublaslt.cublasLtMatmul, __ATOMIC_RELAXED);
 	if (!(__atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE) & SHIM_FAST_READY))
-		__atomic_fetch_or(&shim_fast_lt, (shim_config()->mode == MODE_OFF
-						  ? SHIM_FAST_PASS_ALL : 0) | SHIM_FAST_READY,
-				  __ATOMIC_RELEASE);
+		__atomic_fetch_or(&shim_fast_lt, (shim_passes_all() ? SHIM_FAST_PASS_ALL : 0) |
+				  SHIM_FAST_READY, __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -316,8 +315,8 @@ __attribute__((noinline, cold)) static abi_status lt_heuristic LT_HEURISTIC_PARA
 	return st;
 }
 
-/* Straight to the real function for nested calls (cuBLAS into cuBLASLt) and with
- * BF16SHIM_MODE=off, unless the algorithm is one our heuristic returned. */
+/* Straight to the real function for nested calls (cuBLAS into cuBLASLt) and when
+ * shim_passes_all(), unless the algorithm is one our heuristic returned. */
 static inline int lt_passes(const abi_lt_algo *algo)
 {
 	unsigned w = __atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE);

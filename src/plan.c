@@ -17,6 +17,13 @@ const char *plan_decision_name(enum decision d)
 	return decision_names[d];
 }
 
+int plan_all_native(const struct shim_config *cfg, int min_sm)
+{
+	/* bf16 is native from sm_80, and so are TF32, the bf16 and fp16 fast modes (every
+	 * sm_80 part has tensor cores); FP8 is never converted. */
+	return cfg->mode == MODE_AUTO && min_sm >= 80;
+}
+
 int plan_is_forward(enum decision d)
 {
 	return d == DECIDE_PASS || d == DECIDE_PASS_DEFAULT_ALGO;

@@ -58,6 +58,10 @@ struct plan {
 struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
 		      const struct shim_config *cfg);
 const char *plan_decision_name(enum decision d);
+/* Would every call pass through untouched, GEMM and cuBLASLt, on devices of at least min_sm
+ * (planned: after BF16SHIM_EMULATE_SM)?  Then nothing need look at a call before it goes
+ * to the library: only a refusal, or an algorithm of ours, needs the shim. */
+int plan_all_native(const struct shim_config *cfg, int min_sm);
 /* Does this step forward the call to the library (as it came, or with the default
  * algorithm)? */
 int plan_is_forward(enum decision d);

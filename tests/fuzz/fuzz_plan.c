@@ -153,6 +153,10 @@ static void check_gemm(const struct plan_call *c, const struct plan_device *d,
 			      "step %d for algo %d", i, c->algo);
 	}
 	first = p.step[0].decision;
+	/* Where the entries pass everything straight through, the plan must agree. */
+	if (plan_all_native(cfg, d->sm))
+		CHECK(first == DECIDE_PASS, "%s on sm_%d with every call passing through",
+		      plan_decision_name(first), d->sm);
 	if (first != DECIDE_PASS) {
 		/* A rewrite: bf16 only, then the paths below it, down to the call as it came. */
 		CHECK(first != DECIDE_PASS_DEFAULT_ALGO, "plan_gemm began with %s",
@@ -225,6 +229,10 @@ static void check_lt(struct bytes *b, const struct plan_call *g, const struct pl
 	CHECK(plan_lt_decision_name(p.decision) != NULL, "lt decision %d", (int)p.decision);
 	if (p.decision == LT_COMPUTE_32F)
 		CHECK(!bf16, "compute-32f for bf16 operands (a %d b %d)", c.a.type, c.b.type);
+	/* Every sm_80 part has tensor cores (device.c): the fuzzed devices without are not. */
+	if (plan_all_native(cfg, d->sm) && d->tensor_cores && !c.ours)
+		CHECK(p.decision == LT_PASS, "lt %s on sm_%d with every call passing through",
+		      plan_lt_decision_name(p.decision), d->sm);
 	if (p.decision == LT_REWRITE) {
 		CHECK(bf16, "rewrite of a %d b %d", c.a.type, c.b.type);
 		CHECK(cfg->mode != MODE_OFF || c.ours, "rewrite with BF16SHIM_MODE=off%s", "");

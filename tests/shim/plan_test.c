@@ -348,5 +348,18 @@ int main(void)
 		CHECK(n > 30, "%zu lt rows", n);
 	}
 	lt_orders();
+	{
+		/* Where every call may pass straight through: only on sm_80 and later, and
+		 * only when nothing forces a rewrite. */
+		struct shim_config a = {.mode = MODE_AUTO}, f = {.mode = MODE_FORCE};
+		struct shim_config off = {.mode = MODE_OFF}, fp32 = {.path = PATH_FP32};
+		CHECK_EQ_INT(plan_all_native(&a, 80), 1, "auto on sm_80");
+		CHECK_EQ_INT(plan_all_native(&a, 90), 1, "auto on sm_90");
+		CHECK_EQ_INT(plan_all_native(&fp32, 90), 1, "BF16SHIM_PATH=fp32 on sm_90");
+		CHECK_EQ_INT(plan_all_native(&a, 75), 0, "auto on sm_75");
+		CHECK_EQ_INT(plan_all_native(&a, -1), 0, "devices unknown");
+		CHECK_EQ_INT(plan_all_native(&f, 90), 0, "BF16SHIM_MODE=force");
+		CHECK_EQ_INT(plan_all_native(&off, 90), 0, "BF16SHIM_MODE=off (no retries)");
+	}
 	CHECK_DONE("plan_test");
 }
