@@ -42,10 +42,10 @@ static abi_status forward_heuristic(const struct lt_heuristic_args *a, abi_lt_de
 						      a->results, a->returned);
 }
 
-static abi_status lt_matmul_entry LT_MATMUL_PARAMS;
-__thread lt_matmul_fn lt_matmul_route __attribute__((tls_model("initial-exec"))) =
-	lt_matmul_entry;
-lt_matmul_fn lt_matmul_nested = lt_matmul_entry;
+static abi_status lt_matmul LT_MATMUL_PARAMS;
+/* lt.h: every thread starts on lt_matmul; cuBLAS's entries switch to lt_matmul_nested. */
+__thread lt_matmul_fn lt_matmul_route __attribute__((tls_model("initial-exec"))) = lt_matmul;
+lt_matmul_fn lt_matmul_nested = lt_matmul;
 
 /* Once the real cuBLASLt is found, the entries may pass calls straight to it. */
 static int lt_ready(void)
@@ -58,6 +58,18 @@ static int lt_ready(void)
 		__atomic_fetch_or(&shim_fast_lt, (shim_passes_all() ? SHIM_FAST_PASS_ALL : 0) |
 				  SHIM_FAST_READY, __ATOMIC_RELEASE);
 	return 1;
+}
+
+/* Straight to the real function for calls made while the shim works (shim_depth: its own,
+ * and cuBLAS's inside them) and when shim_passes_all(), unless the algorithm is one our
+ * heuristic returned. */
+static inline int lt_passes(const abi_lt_algo *algo)
+{
+	unsigned w = __atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(!(w & SHIM_FAST_READY), 0))
+		return 0;
+	return (shim_depth || (w & SHIM_FAST_PASS_ALL)) && !lt_algo_is_ours(algo);
 }
 
 /* Once per distinct call and decision: rewrites at info; a bf16 call passed through below
@@ -228,9 +240,9 @@ static void trace_matmul(const struct lt_outcome *o, abi_status st)
 	trace_write(&r);
 }
 
-/* The dispatchers' side of the entries below, of the same parameters: the pass-through then
- * keeps no more than it needs. */
-__attribute__((noinline, cold)) static abi_status lt_matmul LT_MATMUL_PARAMS
+/* A cublasLtMatmul that is not nested: straight to the library when lt_passes(), else
+ * dispatched. */
+static abi_status lt_matmul LT_MATMUL_PARAMS
 {
 	const struct lt_matmul_args args = {handle, desc, alpha, A, adesc, B, bdesc, beta,
 					    C, cdesc, D, ddesc, algo, workspace,
@@ -238,6 +250,8 @@ __attribute__((noinline, cold)) static abi_status lt_matmul LT_MATMUL_PARAMS
 	const struct lt_matmul_args *a = &args;
 	abi_status st;
 
+	if (lt_passes(algo))
+		return real_cublaslt.cublasLtMatmul LT_MATMUL_ARGS;
 	if (!lt_ready())
 		return ABI_STATUS_NOT_INITIALIZED;
 	if (shim_depth)
@@ -298,13 +312,15 @@ static abi_status dispatch_heuristic(const struct lt_heuristic_args *a)
 	}
 }
 
-__attribute__((noinline, cold)) static abi_status lt_heuristic LT_HEURISTIC_PARAMS
+abi_status shim_cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_PARAMS
 {
 	const struct lt_heuristic_args args = {handle, desc, adesc, bdesc, cdesc, ddesc, pref,
 					       requested, results, returned};
 	const struct lt_heuristic_args *a = &args;
 	abi_status st;
 
+	if (lt_passes(NULL))
+		return real_cublaslt.cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_ARGS;
 	if (!lt_ready())
 		return ABI_STATUS_NOT_INITIALIZED;
 	if (shim_depth)
@@ -315,32 +331,9 @@ __attribute__((noinline, cold)) static abi_status lt_heuristic LT_HEURISTIC_PARA
 	return st;
 }
 
-/* Straight to the real function for nested calls (cuBLAS into cuBLASLt) and when
- * shim_passes_all(), unless the algorithm is one our heuristic returned. */
-static inline int lt_passes(const abi_lt_algo *algo)
-{
-	unsigned w = __atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE);
-
-	if (__builtin_expect(!(w & SHIM_FAST_READY), 0))
-		return 0;
-	return (shim_depth || (w & SHIM_FAST_PASS_ALL)) && !lt_algo_is_ours(algo);
-}
-
-static abi_status lt_matmul_entry LT_MATMUL_PARAMS
-{
-	if (lt_passes(algo))
-		return real_cublaslt.cublasLtMatmul LT_MATMUL_ARGS;
-	return lt_matmul LT_MATMUL_ARGS;
-}
-
+/* One jump through this thread's route (lt.h): to lt_matmul, or, nested, to the library. */
 abi_status shim_cublasLtMatmul LT_MATMUL_PARAMS
 {
 	return lt_matmul_route LT_MATMUL_ARGS;
 }
 
-abi_status shim_cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_PARAMS
-{
-	if (lt_passes(NULL))
-		return real_cublaslt.cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_ARGS;
-	return lt_heuristic LT_HEURISTIC_ARGS;
-}
