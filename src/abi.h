@@ -58,23 +58,25 @@ enum {
 enum { ABI_OP_N = 0, ABI_OP_T = 1, ABI_OP_C = 2 };
 enum { ABI_POINTER_MODE_HOST = 0, ABI_POINTER_MODE_DEVICE = 1 };
 
-/* cuBLASLt (cublasLt.h): the attributes the shim reads, under our names. */
+/* The attributes the shim reads and sets, with the type cublasLt.h gives each value. */
 enum { /* cublasLtMatmulDescAttributes_t */
-	ABI_LT_DESC_COMPUTE_TYPE = 0,
-	ABI_LT_DESC_SCALE_TYPE = 1,
-	ABI_LT_DESC_POINTER_MODE = 2,
-	ABI_LT_DESC_TRANSA = 3,
+	ABI_LT_DESC_COMPUTE_TYPE = 0,          /* int32_t: cublasComputeType_t */
+	ABI_LT_DESC_SCALE_TYPE = 1,            /* int32_t: cudaDataType */
+	ABI_LT_DESC_POINTER_MODE = 2,          /* int32_t: cublasLtPointerMode_t */
+	ABI_LT_DESC_TRANSA = 3,                /* int32_t: cublasOperation_t */
 	ABI_LT_DESC_TRANSB = 4,
 	ABI_LT_DESC_TRANSC = 5,
-	ABI_LT_DESC_EPILOGUE = 7,
-	ABI_LT_DESC_BIAS_POINTER = 8,
-	ABI_LT_DESC_BIAS_BATCH_STRIDE = 10,
+	ABI_LT_DESC_EPILOGUE = 7,              /* uint32_t: cublasLtEpilogue_t */
+	ABI_LT_DESC_BIAS_POINTER = 8,          /* void *, device */
+	ABI_LT_DESC_BIAS_BATCH_STRIDE = 10,    /* int64_t, elements */
+	/* FP8-style scaling: pointers (void *) and modes (int32_t), none of which a rewrite
+	 * reproduces. */
 	ABI_LT_DESC_A_SCALE_POINTER = 17,
 	ABI_LT_DESC_B_SCALE_POINTER = 18,
 	ABI_LT_DESC_C_SCALE_POINTER = 19,
 	ABI_LT_DESC_D_SCALE_POINTER = 20,
 	ABI_LT_DESC_AMAX_D_POINTER = 21,
-	ABI_LT_DESC_BIAS_DATA_TYPE = 26,
+	ABI_LT_DESC_BIAS_DATA_TYPE = 26,       /* int32_t: cudaDataType, or D's */
 	ABI_LT_DESC_A_SCALE_MODE = 31,
 	ABI_LT_DESC_B_SCALE_MODE = 32,
 	ABI_LT_DESC_C_SCALE_MODE = 33,
@@ -83,15 +85,15 @@ enum { /* cublasLtMatmulDescAttributes_t */
 	ABI_LT_DESC_D_OUT_SCALE_MODE = 37,
 };
 enum { /* cublasLtMatrixLayoutAttribute_t */
-	ABI_LT_LAYOUT_TYPE = 0,
-	ABI_LT_LAYOUT_ORDER = 1,
-	ABI_LT_LAYOUT_ROWS = 2,
-	ABI_LT_LAYOUT_COLS = 3,
-	ABI_LT_LAYOUT_LD = 4,
-	ABI_LT_LAYOUT_BATCH_COUNT = 5,
-	ABI_LT_LAYOUT_STRIDED_BATCH_OFFSET = 6,
-	ABI_LT_LAYOUT_PLANE_OFFSET = 7,
-	ABI_LT_LAYOUT_BATCH_MODE = 8,
+	ABI_LT_LAYOUT_TYPE = 0,                /* uint32_t: cudaDataType */
+	ABI_LT_LAYOUT_ORDER = 1,               /* int32_t: cublasLtOrder_t */
+	ABI_LT_LAYOUT_ROWS = 2,                /* uint64_t */
+	ABI_LT_LAYOUT_COLS = 3,                /* uint64_t */
+	ABI_LT_LAYOUT_LD = 4,                  /* int64_t */
+	ABI_LT_LAYOUT_BATCH_COUNT = 5,         /* int32_t */
+	ABI_LT_LAYOUT_STRIDED_BATCH_OFFSET = 6,/* int64_t, elements */
+	ABI_LT_LAYOUT_PLANE_OFFSET = 7,        /* int64_t, bytes: planar complex */
+	ABI_LT_LAYOUT_BATCH_MODE = 8,          /* uint32_t: cublasLtBatchMode_t */
 };
 enum { /* cublasLtEpilogue_t: the six the rewrite fuses (the others stay the library's) */
 	ABI_LT_EPILOGUE_DEFAULT = 1,

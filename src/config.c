@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bf16shim/bf16shim.h>
+
 #include "config.h"
 #include "log.h"
 
@@ -23,21 +25,37 @@ static const struct choice levels[] = {
 	{"error", LOG_ERROR}, {"warn", LOG_WARN}, {"info", LOG_INFO}, {"debug", LOG_DEBUG},
 	{NULL, 0}};
 
-static int parse_choice(const struct choice *c, const char *s, int *out)
-{
-	for (; c->name; c++)
-		if (strcmp(c->name, s) == 0) {
-			*out = c->value;
-			return 1;
-		}
-	return 0;
-}
+/* The settings with values to check, with their defaults: a name from a list of choices,
+ * or a number within [lo, hi]. */
+enum { SET_MODE, SET_PATH, SET_LOG, SET_EMULATE_SM, SET_WORKSPACE_MB, SETTINGS };
+static const struct setting {
+	const char *var;
+	const struct choice *choices;   /* NULL: a number */
+	long lo, hi, dflt;
+} settings[SETTINGS] = {
+	[SET_MODE] = {BF16SHIM_ENV_MODE, modes, 0, 0, MODE_AUTO},
+	[SET_PATH] = {BF16SHIM_ENV_PATH, paths, 0, 0, PATH_AUTO},
+	[SET_LOG] = {BF16SHIM_ENV_LOG, levels, 0, 0, LOG_WARN},
+	[SET_EMULATE_SM] = {BF16SHIM_ENV_EMULATE_SM, NULL, 30, 200, 0},
+	/* At least 1 MiB: panels must hold a few columns of every operand. */
+	[SET_WORKSPACE_MB] = {BF16SHIM_ENV_WORKSPACE_MB, NULL, 1, 1L << 20, 256},
+};
 
-static int parse_long(const char *s, long lo, long hi, long *out)
+static int parse(const struct setting *set, const char *s, long *out)
 {
 	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < lo || v > hi)
+	long v;
+
+	if (set->choices) {
+		for (const struct choice *c = set->choices; c->name; c++)
+			if (strcmp(c->name, s) == 0) {
+				*out = c->value;
+				return 1;
+			}
+		return 0;
+	}
+	v = strtol(s, &end, 10);
+	if (*end || v < set->lo || v > set->hi)
 		return 0;
 	*out = v;
 	return 1;
@@ -46,57 +64,28 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 int shim_config_parse(struct shim_config *cfg, const char *(*get)(const char *name),
 		      void (*warn)(const char *name, const char *value))
 {
-	const char *s;
-	int bad = 0, v;
-	long l;
+	long v[SETTINGS];
+	int bad = 0;
 
+	for (int i = 0; i < SETTINGS; i++) {
+		const char *s = get(settings[i].var);
+		v[i] = settings[i].dflt;
+		if (s && *s && !parse(&settings[i], s, &v[i])) {
+			bad++;
+			if (warn)
+				warn(settings[i].var, s);
+		}
+	}
 	*cfg = (struct shim_config){
-		.mode = MODE_AUTO,
-		.path = PATH_AUTO,
-		.workspace_bytes = (size_t)256 << 20,
-		.log_level = LOG_WARN,
+		.mode = (enum shim_mode)v[SET_MODE],
+		.path = (enum shim_path)v[SET_PATH],
+		.log_level = (enum log_level)v[SET_LOG],
+		.emulate_sm = (int)v[SET_EMULATE_SM],
+		.workspace_bytes = (size_t)v[SET_WORKSPACE_MB] << 20,
+		.log_file = get(BF16SHIM_ENV_LOG_FILE),
+		.cublas_path = get(BF16SHIM_ENV_CUBLAS),
+		.cublaslt_path = get(BF16SHIM_ENV_CUBLASLT),
 	};
-#define BAD(name)                                                                          \
-	do {                                                                               \
-		bad++;                                                                     \
-		if (warn)                                                                  \
-			warn(name, s);                                                     \
-	} while (0)
-	if ((s = get("BF16SHIM_MODE")) && *s) {
-		if (parse_choice(modes, s, &v))
-			cfg->mode = (enum shim_mode)v;
-		else
-			BAD("BF16SHIM_MODE");
-	}
-	if ((s = get("BF16SHIM_PATH")) && *s) {
-		if (parse_choice(paths, s, &v))
-			cfg->path = (enum shim_path)v;
-		else
-			BAD("BF16SHIM_PATH");
-	}
-	if ((s = get("BF16SHIM_LOG")) && *s) {
-		if (parse_choice(levels, s, &v))
-			cfg->log_level = (enum log_level)v;
-		else
-			BAD("BF16SHIM_LOG");
-	}
-	if ((s = get("BF16SHIM_EMULATE_SM")) && *s) {
-		if (parse_long(s, 30, 200, &l))
-			cfg->emulate_sm = (int)l;
-		else
-			BAD("BF16SHIM_EMULATE_SM");
-	}
-	if ((s = get("BF16SHIM_WORKSPACE_MB")) && *s) {
-		/* At least 1 MiB: panels must hold a few columns of every operand. */
-		if (parse_long(s, 1, 1L << 20, &l))
-			cfg->workspace_bytes = (size_t)l << 20;
-		else
-			BAD("BF16SHIM_WORKSPACE_MB");
-	}
-#undef BAD
-	cfg->log_file = get("BF16SHIM_LOG_FILE");
-	cfg->cublas_path = get("BF16SHIM_CUBLAS");
-	cfg->cublaslt_path = get("BF16SHIM_CUBLASLT");
 	return bad;
 }
 

@@ -1,5 +1,5 @@
 /* Run-time settings (BF16SHIM_* environment variables), read once on the first intercepted
- * call.  Names and meanings are documented in include/bf16shim/bf16shim.h and the man page. */
+ * call.  Their names are include/bf16shim/bf16shim.h's; meanings are in the man page. */
 #ifndef BF16SHIM_CONFIG_H
 #define BF16SHIM_CONFIG_H
 

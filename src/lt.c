@@ -48,27 +48,29 @@ __thread lt_matmul_fn lt_matmul_route __attribute__((tls_model("initial-exec")))
 lt_matmul_fn lt_matmul_nested = lt_matmul;
 
 /* Once the real cuBLASLt is found, the entries may pass calls straight to it. */
-static int lt_ready(void)
+static void lt_ready(void)
 {
 	if (!real_cublaslt_find())
-		return 0;
+		return;
 	if (real_cublaslt.cublasLtMatmul)
 		__atomic_store_n(&lt_matmul_nested, real_cublaslt.cublasLtMatmul, __ATOMIC_RELAXED);
-	if (!(__atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE) & SHIM_FAST_READY))
-		__atomic_fetch_or(&shim_fast_lt, (shim_passes_all() ? SHIM_FAST_PASS_ALL : 0) |
-				  SHIM_FAST_READY, __ATOMIC_RELEASE);
-	return 1;
+	__atomic_fetch_or(&shim_fast_lt, (shim_passes_all() ? SHIM_FAST_PASS_ALL : 0) |
+			  SHIM_FAST_READY, __ATOMIC_RELEASE);
 }
 
 /* Straight to the real function for calls made while the shim works (shim_depth: its own,
  * and cuBLAS's inside them) and when shim_passes_all(), unless the algorithm is one our
- * heuristic returned. */
+ * heuristic returned.  The first call finds cuBLASLt. */
 static inline int lt_passes(const abi_lt_algo *algo)
 {
 	unsigned w = __atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE);
 
-	if (__builtin_expect(!(w & SHIM_FAST_READY), 0))
-		return 0;
+	if (__builtin_expect(!(w & SHIM_FAST_READY), 0)) {
+		lt_ready();
+		w = __atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE);
+		if (!(w & SHIM_FAST_READY))
+			return 0;
+	}
 	return (shim_depth || (w & SHIM_FAST_PASS_ALL)) && !lt_algo_is_ours(algo);
 }
 
@@ -192,7 +194,7 @@ struct lt_outcome {
 	struct lt_plan p;
 };
 
-static abi_status dispatch_matmul(const struct lt_matmul_args *a, struct lt_outcome *o)
+static abi_status decide_matmul(const struct lt_matmul_args *a, struct lt_outcome *o)
 {
 	const struct device_facts *dev;
 	struct plan_lt_call pc;
@@ -240,31 +242,32 @@ static void trace_matmul(const struct lt_outcome *o, abi_status st)
 	trace_write(&r);
 }
 
-/* A cublasLtMatmul that is not nested: straight to the library when lt_passes(), else
- * dispatched. */
-static abi_status lt_matmul LT_MATMUL_PARAMS
+/* With the shim at work: its own calls into the libraries pass straight through. */
+static abi_status dispatch_matmul(const struct lt_matmul_args *a)
 {
-	const struct lt_matmul_args args = {handle, desc, alpha, A, adesc, B, bdesc, beta,
-					    C, cdesc, D, ddesc, algo, workspace,
-					    workspace_bytes, stream};
-	const struct lt_matmul_args *a = &args;
+	struct lt_outcome o = {0};
 	abi_status st;
 
-	if (lt_passes(algo))
-		return real_cublaslt.cublasLtMatmul LT_MATMUL_ARGS;
-	if (!lt_ready())
+	if (!real_cublaslt_find())
 		return ABI_STATUS_NOT_INITIALIZED;
-	if (shim_depth)
+	if (shim_depth) /* made while the shim works, with our algorithm: forwarded without */
 		return forward_original(a);
 	shim_depth++;
-	{
-		struct lt_outcome o = {0};
-		st = dispatch_matmul(a, &o);
-		if (trace_enabled())
-			trace_matmul(&o, st);
-	}
+	st = decide_matmul(a, &o);
+	if (trace_enabled())
+		trace_matmul(&o, st);
 	shim_depth--;
 	return st;
+}
+
+/* A cublasLtMatmul that is not nested (lt.h): straight to the library, or dispatched. */
+static abi_status lt_matmul LT_MATMUL_PARAMS
+{
+	if (lt_passes(algo))
+		return real_cublaslt.cublasLtMatmul LT_MATMUL_ARGS;
+	return dispatch_matmul(&(struct lt_matmul_args){handle, desc, alpha, A, adesc, B, bdesc,
+							beta, C, cdesc, D, ddesc, algo, workspace,
+							workspace_bytes, stream});
 }
 
 /* One algorithm: ours.  It needs no workspace (scratch comes from the shim's own cache, or
@@ -283,7 +286,7 @@ static abi_status answer(const struct lt_heuristic_args *a)
 	return ABI_STATUS_SUCCESS;
 }
 
-static abi_status dispatch_heuristic(const struct lt_heuristic_args *a)
+static abi_status decide_heuristic(const struct lt_heuristic_args *a)
 {
 	const struct device_facts *dev;
 	struct plan_lt_call pc;
@@ -316,17 +319,14 @@ abi_status shim_cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_PARAMS
 {
 	const struct lt_heuristic_args args = {handle, desc, adesc, bdesc, cdesc, ddesc, pref,
 					       requested, results, returned};
-	const struct lt_heuristic_args *a = &args;
 	abi_status st;
 
-	if (lt_passes(NULL))
+	if (lt_passes(NULL)) /* nested calls among them: none is dispatched */
 		return real_cublaslt.cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_ARGS;
-	if (!lt_ready())
+	if (!real_cublaslt_find())
 		return ABI_STATUS_NOT_INITIALIZED;
-	if (shim_depth)
-		return forward_heuristic(a, a->desc);
 	shim_depth++;
-	st = dispatch_heuristic(a);
+	st = decide_heuristic(&args);
 	shim_depth--;
 	return st;
 }

@@ -11,6 +11,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include <bf16shim/bf16shim.h>
+
 #include "config.h"
 #include "log.h"
 #include "real.h"
@@ -58,11 +60,11 @@ struct library {
 
 struct real_cublas real_cublas;
 LIBRARY(cublas, real_cublas, CUBLAS_GEMMS(NAME) REAL_CUBLAS_HELPERS(NAME), "libcublas.so",
-	"BF16SHIM_CUBLAS", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11");
+	BF16SHIM_ENV_CUBLAS, "libcublas.so.13", "libcublas.so.12", "libcublas.so.11");
 
 struct real_cublaslt real_cublaslt;
 LIBRARY(cublaslt, real_cublaslt, REAL_CUBLASLT_FUNCTIONS(NAME), "libcublasLt.so",
-	"BF16SHIM_CUBLASLT", "libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11");
+	BF16SHIM_ENV_CUBLASLT, "libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11");
 
 /* The runtime any caller without one of its own gets.  Its first name is in every
  * libcudart: it decides whether a library is one. */

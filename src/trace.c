@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bf16shim/bf16shim.h>
+
 #include "config.h"
 #include "log.h"
 #include "trace.h"
@@ -165,7 +167,7 @@ static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void read_spec(void)
 {
-	const char *s = secure_getenv("BF16SHIM_TRACE");
+	const char *s = secure_getenv(BF16SHIM_ENV_TRACE);
 	if (!s || !*s)
 		return;
 	if (strlen(s) >= sizeof spec) {

@@ -93,36 +93,34 @@ static int fp16_epilogue(const struct rewrite_ctx *rc, void *self, const struct 
 			      (uint64_t)t->bn, rc->stream, params);
 }
 
+/* bf16 operands only (their scales are bf16's), a driver that can zero the scale words,
+ * and the path's kernels. */
+static int fp16_usable(const struct gemm_call *c, const struct shim_module *mod, void *self,
+		       enum why *why)
+{
+	(void)self;
+	if (c->atype != ABI_R_16BF || c->btype != ABI_R_16BF)
+		*why = WHY_FP16_TAKES_BF16;
+	else if (!real_driver()->cuMemsetD32Async)
+		*why = WHY_DRIVER_LACKS_FP16;
+	else if (!mod->absmax_rows || !mod->absmax_cols || !mod->cast_bf16_f16_scaled ||
+		 !mod->epilogue_scaled)
+		*why = WHY_FP16_KERNELS_MISSING;
+	else
+		return 1;
+	return 0;
+}
+
 static const struct tile_path fp16_path = {
 	.cost = &fp16_cost, .inner_type = ABI_R_16F, .tensor_op = 1,
-	.gemm_failed = WHY_FP16_GEMM_FAILED,
+	.gemm_failed = WHY_FP16_GEMM_FAILED, .usable = fp16_usable,
 	.panel = fp16_panel, .tile = fp16_tile, .epilogue = fp16_epilogue,
 };
 
 int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, enum why *why)
 {
 	struct fp16_state st = {0, 0};
-	struct rewrite_ctx rc;
 
 	(void)dev;
-	if (c->m == 0 || c->n == 0 || c->batch == 0)
-		return ABI_STATUS_SUCCESS;
-	if (c->atype != ABI_R_16BF || c->btype != ABI_R_16BF) {
-		*why = WHY_FP16_TAKES_BF16;
-		return REWRITE_UNAVAILABLE;
-	}
-	if (!c->backend->gemm_available(c, why))
-		return REWRITE_UNAVAILABLE;
-	if (!real_driver()->cuMemsetD32Async) {
-		*why = WHY_DRIVER_LACKS_FP16;
-		return REWRITE_UNAVAILABLE;
-	}
-	if (!rewrite_begin(c, &rc, why))
-		return REWRITE_UNAVAILABLE;
-	if (!rc.mod->absmax_rows || !rc.mod->absmax_cols || !rc.mod->cast_bf16_f16_scaled ||
-	    !rc.mod->epilogue_scaled) {
-		*why = WHY_FP16_KERNELS_MISSING;
-		return REWRITE_UNAVAILABLE;
-	}
-	return rewrite_tiles(c, &rc, &fp16_path, &st, why);
+	return rewrite_tiles(c, &fp16_path, &st, why);
 }

@@ -50,28 +50,27 @@ static int fp32_epilogue(const struct rewrite_ctx *rc, void *self, const struct 
 			      (uint64_t)t->bn, rc->stream, params);
 }
 
+static int fp32_usable(const struct gemm_call *c, const struct shim_module *mod, void *self,
+		       enum why *why)
+{
+	struct fp32_state *st = self;
+
+	st->cast = c->atype == ABI_R_16F ? mod->cast_f16_f32 : mod->cast_bf16_f32;
+	if (!st->cast)
+		*why = WHY_NO_CAST_KERNEL;
+	return st->cast != NULL;
+}
+
 static const struct tile_path fp32_path = {
 	.cost = &fp32_cost, .inner_type = ABI_R_32F, .tensor_op = 0,
-	.gemm_failed = WHY_FP32_GEMM_FAILED,
+	.gemm_failed = WHY_FP32_GEMM_FAILED, .usable = fp32_usable,
 	.panel = fp32_panel, .tile = fp32_tile, .epilogue = fp32_epilogue,
 };
 
 int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum why *why)
 {
 	struct fp32_state st;
-	struct rewrite_ctx rc;
 
 	(void)dev;
-	if (c->m == 0 || c->n == 0 || c->batch == 0)
-		return ABI_STATUS_SUCCESS; /* nothing to compute, nothing to touch */
-	if (!c->backend->gemm_available(c, why))
-		return REWRITE_UNAVAILABLE;
-	if (!rewrite_begin(c, &rc, why))
-		return REWRITE_UNAVAILABLE;
-	st.cast = c->atype == ABI_R_16F ? rc.mod->cast_f16_f32 : rc.mod->cast_bf16_f32;
-	if (!st.cast) {
-		*why = WHY_NO_CAST_KERNEL;
-		return REWRITE_UNAVAILABLE;
-	}
-	return rewrite_tiles(c, &rc, &fp32_path, &st, why);
+	return rewrite_tiles(c, &fp32_path, &st, why);
 }

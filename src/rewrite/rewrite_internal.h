@@ -124,6 +124,9 @@ struct tile_path {
 	const struct scratch_cost *cost;
 	int inner_type, tensor_op;      /* for struct inner_gemm */
 	enum why gemm_failed;           /* *why when the inner GEMM fails */
+	/* Can the path take c with these kernels?  0 with *why if not; else self is ready. */
+	int (*usable)(const struct gemm_call *c, const struct shim_module *mod, void *self,
+		      enum why *why);
 	/* The A panel of t into scratch taken from *next; sets t->a. */
 	int (*panel)(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next);
 	/* The B tile of t into scratch taken from *next; sets t->b. */
@@ -132,10 +135,10 @@ struct tile_path {
 	int (*epilogue)(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
 			const struct tile *t, struct epilogue_args *ea);
 };
-/* Runs every tile: ABI_STATUS_SUCCESS, REWRITE_UNAVAILABLE with *why while nothing is
- * written yet, or the failure's status once part of C is. */
-int rewrite_tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
-		  const struct tile_path *p, void *self, enum why *why);
+/* The whole copying path p for c: ABI_STATUS_SUCCESS, REWRITE_UNAVAILABLE with *why while
+ * nothing is written yet, or the failure's status once part of C is. */
+int rewrite_tiles(const struct gemm_call *c, const struct tile_path *p, void *self,
+		  enum why *why);
 
 int rewrite_kernel_type(int type);
 int64_t min64(int64_t a, int64_t b);

@@ -8,8 +8,9 @@
 #include "../config.h"
 #include "rewrite_internal.h"
 
-int rewrite_tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
-		  const struct tile_path *p, void *self, enum why *why)
+/* Runs every tile. */
+static int tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
+		 const struct tile_path *p, void *self, enum why *why)
 {
 	size_t ae = rewrite_elem_size(c->atype), ce = rewrite_elem_size(c->ctype);
 	int ta = c->transa == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
@@ -77,4 +78,17 @@ launch_failed:
 gemm_failed:
 	workspace_release(&ws);
 	return wrote ? status : REWRITE_UNAVAILABLE;
+}
+
+int rewrite_tiles(const struct gemm_call *c, const struct tile_path *p, void *self,
+		  enum why *why)
+{
+	struct rewrite_ctx rc;
+
+	if (c->m == 0 || c->n == 0 || c->batch == 0)
+		return ABI_STATUS_SUCCESS; /* nothing to compute, nothing to touch */
+	if (!c->backend->gemm_available(c, why) || !rewrite_begin(c, &rc, why) ||
+	    !p->usable(c, rc.mod, self, why))
+		return REWRITE_UNAVAILABLE;
+	return tiles(c, &rc, p, self, why);
 }

@@ -48,13 +48,15 @@ def main():
         check(f"man page documents trace field {key}",
               re.search(rf"^\.BR? .*\b{key}\b", man_trace, re.M) is not None)
 
-    # The library's settings (quoted names in src/) in the configuration table.
-    src = os.path.join(root, "src")
+    # The library's settings (quoted names in src/ and its public header, which names
+    # them) in the configuration table.
     names = set()
-    for dirpath, _, files in os.walk(src):
-        for f in files:
-            if f.endswith(".c"):
-                names |= set(re.findall(r'"(BF16SHIM_[A-Z_]+)"', open(os.path.join(dirpath, f)).read()))
+    for top in ("src", "include"):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if f.endswith((".c", ".h")):
+                    names |= set(re.findall(r'"(BF16SHIM_[A-Z_]+)"',
+                                            open(os.path.join(dirpath, f)).read()))
     config = section(readme, "Configuration")
     check("variables found in src/", "BF16SHIM_TRACE" in names, str(names))
     for name in sorted(names):

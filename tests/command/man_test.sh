@@ -44,9 +44,10 @@ for c in $subcommands; do
 	grep -qE "^  $c( |\$)" <<<"$help" || fail "subcommand $c missing from 'bf16shim help'"
 done
 
-# Every variable read: by the library (quoted names in src/), the helpers (tools/), the
-# command and the ptxas wrapper (${BF16SHIM_...}), and the simulator's user-facing ones.
-vars=$( (grep -rhoE '"BF16SHIM_[A-Z_]+"' "$root/src" "$root/tools" | tr -d '"'
+# Every variable read: by the library (quoted names in src/ and its public header), the
+# helpers (tools/), the command and the ptxas wrapper (${BF16SHIM_...}), and the simulator's
+# user-facing ones.
+vars=$( (grep -rhoE '"BF16SHIM_[A-Z_]+"' "$root/src" "$root/include" "$root/tools" | tr -d '"'
 	grep -ohE '\$\{BF16SHIM_[A-Z_]+' "$root/scripts/bf16shim" "$root/scripts/bf16shim-ptxas" |
 		tr -d '${'
 	echo SIMCUDA_ARCH SIMCUDA_MEM_MB SIMCUDA_FAIL SIMCUDA_LOG SIMCUDA_COMPUTE | tr ' ' '\n'
