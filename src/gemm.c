@@ -150,13 +150,12 @@ struct outcome {
 	int first_status;
 };
 
-/* The walk along p from step i.  refused: the status of the forward just refused (the
+/* The walk along p from step i.  refused: the status of a forward the library refused (the
  * entry's, already made), or -1.  Each step answers the call, or hands it on: a rewrite
  * whose machinery is unavailable, a forward the library refused (if a step follows). */
 static abi_status walk(const struct gemm_call *c, const struct device_facts *dev,
 		       const struct plan *p, int i, abi_status refused, struct outcome *out)
 {
-	abi_status st = refused, last_refusal = refused;
 	int unavailable = 0;
 
 	/* Every count is made after this point. */
@@ -176,7 +175,7 @@ static abi_status walk(const struct gemm_call *c, const struct device_facts *dev
 			atomic_fetch_add(&n_fallback, 1);
 		r = run_step(c, dev, s->decision, &why);
 		if (r == REWRITE_UNAVAILABLE) {
-			log_unavailable(c, dev, p, i, why, last_refusal >= 0);
+			log_unavailable(c, dev, p, i, why, refused >= 0);
 			unavailable = 1;
 			continue;
 		}
@@ -187,7 +186,7 @@ static abi_status walk(const struct gemm_call *c, const struct device_facts *dev
 			log_retry(c, dev, refused, s, r);
 		}
 		if (plan_is_forward(s->decision) && gemm_refused(r) && i + 1 < p->n) {
-			st = last_refusal = refused = r;
+			refused = r;
 			unavailable = 0;
 			continue;
 		}
@@ -202,8 +201,8 @@ static abi_status walk(const struct gemm_call *c, const struct device_facts *dev
 		}
 		return r;
 	}
-	if (st >= 0)
-		return st; /* the library's refusal stands */
+	if (refused >= 0)
+		return refused; /* the library's answer stands */
 	/* Nothing answered and the call was never made (a plan started past its forward). */
 	atomic_fetch_add(&n_fallback, 1);
 	return c->forward(c, c->algo);

@@ -82,7 +82,7 @@ int shim_passes_all(void);
 CUBLAS_GEMMS(X)
 #undef X
 
-/* The dispatcher: plan, then forward, retry or rewrite. */
+/* The dispatcher: the call's plan, walked step by step until one answers. */
 abi_status shim_gemm(struct gemm_call *c);
 /* Carries out plan p for c (a rewritten cuBLASLt call), down to c->forward. */
 struct device_facts;
