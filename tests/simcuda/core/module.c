@@ -149,10 +149,11 @@ sim_err sim_module_unload(sim_module *m)
 	int found = 0;
 
 	pthread_mutex_lock(&live_lock);
-	for (sim_module **at = &live; *at && !found; at = &(*at)->next)
+	for (sim_module **at = &live; *at; at = &(*at)->next)
 		if (*at == m) {
 			*at = m->next;
 			found = 1;
+			break; /* *at may now be NULL: no step past it */
 		}
 	pthread_mutex_unlock(&live_lock);
 	if (!found)
