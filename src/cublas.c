@@ -7,8 +7,18 @@
 #include "lt.h"
 #include "rewrite/rewrite.h"
 
-/* A described call back into arguments, for each family (entry_points.h); algo may differ
- * from the caller's (DECIDE_PASS_DEFAULT_ALGO). */
+/* For each family (entry_points.h): the members of a gemm_call that describe it beyond
+ * those all share, and a described call back into arguments (algo may differ from the
+ * caller's: DECIDE_PASS_DEFAULT_ALGO). */
+#define GEMM_EX_CALL .c = C, .batch = 1, .compute = compute, .algo = algo
+#define STRIDED_CALL                                                                       \
+	.c = C, .stride_a = stride_a, .stride_b = stride_b, .stride_c = stride_c,          \
+	.batch = batch, .compute = compute, .algo = algo
+#define BATCHED_CALL                                                                       \
+	.c = (void *)C, .batch = batch, .compute = compute, .algo = algo, .ptr_array = 1
+/* cublasSgemmEx computes in fp32 (the legacy spelling) with the default algorithm. */
+#define SGEMM_CALL .c = C, .batch = 1, .compute = ABI_R_32F, .algo = ABI_GEMM_DEFAULT
+
 #define UNPACK_HEAD(INT) c->handle, c->transa, c->transb, (INT)c->m, (INT)c->n, (INT)c->k
 #define UNPACK_GEMM_EX(INT)                                                                \
 	(UNPACK_HEAD(INT), c->alpha, c->a, c->atype, (INT)c->lda, c->b, c->btype,          \

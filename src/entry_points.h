@@ -9,8 +9,7 @@
 #include "abi.h"
 
 /* cuBLAS GEMMs, in four families.  Each family has its parameter list (INT is int or
- * int64_t, the _64 forms), the same names as arguments, and the members of a gemm_call
- * (gemm.h) that describe it beyond those all share. */
+ * int64_t, the _64 forms) and the same names as arguments. */
 #define GEMM_EX_PARAMS(INT)                                                                \
 	(abi_handle handle, int transa, int transb, INT m, INT n, INT k, const void *alpha, \
 	 const void *A, int atype, INT lda, const void *B, int btype, INT ldb,              \
@@ -18,7 +17,6 @@
 #define GEMM_EX_ARGS                                                                       \
 	(handle, transa, transb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C,    \
 	 ctype, ldc, compute, algo)
-#define GEMM_EX_CALL .c = C, .batch = 1, .compute = compute, .algo = algo
 
 #define STRIDED_PARAMS(INT)                                                                \
 	(abi_handle handle, int transa, int transb, INT m, INT n, INT k, const void *alpha, \
@@ -28,9 +26,6 @@
 #define STRIDED_ARGS                                                                       \
 	(handle, transa, transb, m, n, k, alpha, A, atype, lda, stride_a, B, btype, ldb,   \
 	 stride_b, beta, C, ctype, ldc, stride_c, batch, compute, algo)
-#define STRIDED_CALL                                                                       \
-	.c = C, .stride_a = stride_a, .stride_b = stride_b, .stride_c = stride_c,          \
-	.batch = batch, .compute = compute, .algo = algo
 
 /* A, B and C are device arrays of pointers. */
 #define BATCHED_PARAMS(INT)                                                                \
@@ -41,11 +36,8 @@
 #define BATCHED_ARGS                                                                       \
 	(handle, transa, transb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C,    \
 	 ctype, ldc, batch, compute, algo)
-#define BATCHED_CALL                                                                       \
-	.c = (void *)C, .batch = batch, .compute = compute, .algo = algo, .ptr_array = 1
 
-/* cublasSgemmEx: no compute type or algorithm; cuBLAS computes in fp32 (the legacy
- * spelling CUDA_R_32F) with its default algorithm. */
+/* cublasSgemmEx: no compute type or algorithm. */
 #define SGEMM_PARAMS(INT)                                                                  \
 	(abi_handle handle, int transa, int transb, INT m, INT n, INT k, const float *alpha, \
 	 const void *A, int atype, INT lda, const void *B, int btype, INT ldb,              \
@@ -53,7 +45,6 @@
 #define SGEMM_ARGS                                                                         \
 	(handle, transa, transb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C,    \
 	 ctype, ldc)
-#define SGEMM_CALL .c = C, .batch = 1, .compute = ABI_R_32F, .algo = ABI_GEMM_DEFAULT
 
 /* Every intercepted cuBLAS GEMM: name, integer type, family.  The first is what tells a
  * library that it is cuBLAS (real.c). */
