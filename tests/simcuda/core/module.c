@@ -3,6 +3,7 @@
  * over its grid against bounds-checked device memory.  Handles are checked against the live
  * modules, so a stale or made-up one is refused instead of followed. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -207,17 +208,48 @@ sim_err sim_module_function(sim_module *m, const char *name, sim_function **out)
 	return err;
 }
 
+/* A C++ name as its source spells it, when the program carries libstdc++'s demangler (every
+ * C++ program does); NULL otherwise.  Free the result. */
+static char *demangle(const char *name)
+{
+	typedef char *(*demangler)(const char *, char *, size_t *, int *);
+	demangler fn = (demangler)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	int status = -1;
+	char *out;
+
+	/* Loaded privately (Python extensions are): still there, only not global. */
+	if (!fn) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			fn = (demangler)dlsym(h, "__cxa_demangle");
+			dlclose(h);
+		}
+	}
+
+	if (!fn || strncmp(name, "_Z", 2) != 0)
+		return NULL;
+	out = fn(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* Once per kernel (or per module, for its variables): the device would run the SASS, the
  * simulator cannot, and how to build something it can run. */
 static void report_sass_only(const sim_module *m, const char *what, const char *name)
 {
 	const char *t = m->sass_target;
-	char msg[1024];
+	char *source = demangle(name);
+	char msg[2048];
 
-	snprintf(msg, sizeof msg, "%s %s: the device (sm_%d) would run this module's SASS (sm_%s), "
-		 "but the simulator only interprets PTX and %s; rebuild with PTX, e.g. nvcc "
+	snprintf(msg, sizeof msg, "%s %s%s%.600s%s: the device (sm_%d) would run this module's SASS "
+		 "(sm_%s), but the simulator only interprets PTX and %s; rebuild with PTX, e.g. nvcc "
 		 "-gencode arch=compute_%s,code=[sm_%s,compute_%s]", what, name,
+		 source ? " (" : "", source ? source : "", source ? ")" : "",
 		 sim_device_get(m->device)->sm, t, m->no_ptx ? m->no_ptx : "found none", t, t, t);
+	free(source);
 	fprintf(stderr, "simcuda: %s\n", msg);
 	sim_log_note("%s", msg);
 }

@@ -29,8 +29,11 @@ fi
 if [ "$kernels" = sass ]; then
 	# Once per kernel, naming it, and saying how to rebuild.
 	for k in _Z8sum_bf16PK13__nv_bfloat16iPf _Z10round_bf16iPKfP13__nv_bfloat16; do
-		n=$(grep -c "simcuda: kernel $k: .*SASS" "$out")
+		n=$(grep -c "simcuda: kernel $k[: ].*SASS" "$out")
 		[ "$n" = 1 ] || { echo "FAILED: kernel $k named $n times, want once"; exit 1; }
+		# With its source name: the program is C++, so it has the demangler.
+		grep -q "simcuda: kernel $k (.*(" "$out" ||
+			{ echo "FAILED: kernel $k not named as the source does"; exit 1; }
 	done
 	grep -q "compute_75" "$out" || { echo "FAILED: no advice to build PTX"; exit 1; }
 fi
