@@ -39,17 +39,24 @@ static struct setting *find_setting(const sim_function *f, int create)
 	return &settings[nsettings++];
 }
 
-int drv_func_max_dynamic_shared(CUfunction hfunc)
+/* The function's settings, or both -1 when none was made. */
+static struct setting settings_of(CUfunction hfunc)
 {
-	sim_function_info info = {0};
-	struct setting *s;
-	int v = -1;
+	struct setting copy = {NULL, -1, -1}, *s;
 
 	pthread_mutex_lock(&settings_lock);
 	s = find_setting((const sim_function *)hfunc, 0);
 	if (s)
-		v = s->max_dynamic_shared;
+		copy = *s;
 	pthread_mutex_unlock(&settings_lock);
+	return copy;
+}
+
+int drv_func_max_dynamic_shared(CUfunction hfunc)
+{
+	sim_function_info info = {0};
+	int v = settings_of(hfunc).max_dynamic_shared;
+
 	if (v >= 0)
 		return v;
 	if (sim_function_get_info((const sim_function *)hfunc, &info) != SIM_OK ||
@@ -60,15 +67,7 @@ int drv_func_max_dynamic_shared(CUfunction hfunc)
 
 int drv_func_carveout(CUfunction hfunc)
 {
-	struct setting *s;
-	int v = -1;
-
-	pthread_mutex_lock(&settings_lock);
-	s = find_setting((const sim_function *)hfunc, 0);
-	if (s)
-		v = s->carveout;
-	pthread_mutex_unlock(&settings_lock);
-	return v;
+	return settings_of(hfunc).carveout;
 }
 
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
