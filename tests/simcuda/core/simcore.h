@@ -51,11 +51,13 @@ typedef enum sim_family {
 	SIM_FAM_RT,    /* cudaError_t */
 	SIM_FAM_DRV,   /* CUresult */
 	SIM_FAM_BLAS,  /* cublasStatus_t (cuBLAS and cuBLASLt share it) */
+	SIM_FAM_NVML,  /* nvmlReturn_t (libnvidia-ml.so.1) */
 } sim_family;
 
 SIM_API const char *sim_status_name(sim_family fam, int status);
 /* Accepts "CUBLAS_STATUS_NOT_SUPPORTED", "NOT_SUPPORTED", "cudaErrorMemoryAllocation",
- * "MemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY", "OUT_OF_MEMORY" or a decimal number. */
+ * "MemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY", "OUT_OF_MEMORY", "NVML_ERROR_NOT_FOUND",
+ * "NOT_FOUND" or a decimal number. */
 SIM_API int sim_status_parse(sim_family fam, const char *name, int *status);
 
 /* ------------------------------------------------- call log and faults

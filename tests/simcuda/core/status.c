@@ -1,11 +1,13 @@
-/* Status names of the three families (runtime, driver, cuBLAS), taken from the real headers
- * at build time, for the call log and for SIMCUDA_FAIL rules. */
+/* Status names of the four families (runtime, driver, cuBLAS, NVML), taken from the real
+ * headers at build time (NVML's from ../nvml/nvml_abi.h), for the call log and for
+ * SIMCUDA_FAIL rules. */
 #include <cublas_api.h>
 #include <cuda.h>
 #include <driver_types.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvml_abi.h"
 #include "simcore.h"
 
 struct status_name {
@@ -25,6 +27,7 @@ static const struct family families[] = {
 	[SIM_FAM_RT] = {rt_names, sizeof rt_names / sizeof rt_names[0], "cudaError"},
 	[SIM_FAM_DRV] = {drv_names, sizeof drv_names / sizeof drv_names[0], "CUDA_ERROR_"},
 	[SIM_FAM_BLAS] = {blas_names, sizeof blas_names / sizeof blas_names[0], "CUBLAS_STATUS_"},
+	[SIM_FAM_NVML] = {nvml_names, sizeof nvml_names / sizeof nvml_names[0], "NVML_ERROR_"},
 };
 
 const char *sim_status_name(sim_family fam, int status)
