@@ -16,29 +16,9 @@
 set -u
 python=$1 cuda=$2 arch=$3 native=$4
 here=$(cd "$(dirname "$0")" && pwd)
-bf16shim=$here/../../../scripts/bf16shim
-program=$here/bf16_programs.py
-[ -x "$python" ] || {
-	echo "FAIL: no $python: tests/clients/install.sh installs it (scripts/test runs it)"
-	exit 1
-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+. "$here/../common.sh"
 
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
-
-# run NAME CMD...: output in $work/NAME.out, status in $status.
-run() {
-	local name=$1
-	shift
-	"$@" >"$work/$name.out" 2>&1
-	status=$?
-	sed "s/^/  $name| /" "$work/$name.out" | grep -v "| ok " | head -n 40
-}
+run() { capture "$@"; }
 
 echo "== torch $("$python" -c 'import torch; print(torch.__version__)') on $arch (CUDA $cuda stack)"
 

@@ -19,30 +19,14 @@ set -u
 python=$1 cuda=$2 arch=$3
 shift 3
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../../.." && pwd)
-bf16shim=$root/scripts/bf16shim
-program=$root/tests/clients/torch/bf16_programs.py
-[ -x "$python" ] || {
-	echo "FAIL: no $python: tests/clients/install.sh installs it (scripts/test runs it)"
-	exit 1
-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+. "$here/../../../clients/common.sh"
 
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
-
-# run NAME CMD...: output in $work/NAME.out, call log in $work/NAME.log, status in $status.
+# run NAME CMD...: as capture, with the call log in $work/NAME.log.
 run() {
 	local name=$1
 	shift
 	PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True SIMCUDA_LOG=$work/$name.log \
-		"$bf16shim" run --sim "$arch" --cuda "$cuda" -- "$@" >"$work/$name.out" 2>&1
-	status=$?
-	sed "s/^/  $name| /" "$work/$name.out" | grep -v "| ok " | head -n 40
+		capture "$name" "$bf16shim" run --sim "$arch" --cuda "$cuda" -- "$@"
 }
 
 echo "== torch $("$python" -c 'import torch; print(torch.__version__)') on $arch" \
