@@ -76,6 +76,8 @@ static int (*decoder_of(int op))(pdec *)
 	case OP_bra: case OP_call: case OP_ret: case OP_exit: case OP_bar: case OP_barrier:
 	case OP_trap: case OP_brkpt:
 		return ptx__dec_control;
+	case OP_wmma:
+		return ptx__dec_wmma;
 	default:
 		return NULL;
 	}
@@ -247,6 +249,9 @@ int ptx__finish_function(pparse *P, uint32_t fi)
 		for (int i = 0; i < 5; i++)
 			in->s[i] = slot_of(f, in->s[i], &bad);
 		in->guard = slot_of(f, in->guard, &bad);
+		if (in->op == OP_wmma)
+			for (uint32_t i = 0; i < in->vec; i++)
+				m->regl[in->aux + i] = slot_of(f, m->regl[in->aux + i], &bad);
 	}
 	if (bad)
 		return ptx__perr(P, f->line, PTX_ESYNTAX, "internal error: bad register reference");

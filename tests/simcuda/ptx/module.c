@@ -127,6 +127,7 @@ void ptx_module_free(ptx_module *m)
 	free(m->globals);
 	free(m->bound);
 	free(m->calls);
+	free(m->regl);
 	free(m->pool);
 	free(m);
 }

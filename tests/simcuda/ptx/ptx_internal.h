@@ -70,7 +70,8 @@ extern const char *const ptx__type_names[T_COUNT];
 	X(arrive) X(red) X(popc) X(shiftamt) X(clamp) X(wrap) X(l) X(r) X(finite) X(infinite) \
 	X(number) X(notanumber) X(normal) X(subnormal) X(f4e) X(b4e) X(rc8) X(ecl) X(ecr) \
 	X(rc16) X(warp) X(proxy) X(async) X(alias) X(mbarrier) X(tensormap) X(unified) \
-	X(launch_dependents) X(wait) X(cache_hint) X(prefetch_size) X(level) X(L1) X(L2) X(gl)
+	X(launch_dependents) X(wait) X(cache_hint) X(prefetch_size) X(level) X(L1) X(L2) X(gl) \
+	X(load) X(store) X(mma) X(a) X(b) X(c) X(d) X(row) X(col) X(m16n16k16)
 enum pword {
 	W_NONE,
 #define X(n) W_##n,
@@ -248,6 +249,8 @@ struct ptx_module {
 	uint32_t nglobals, globals_cap;
 	pcall *calls;
 	uint32_t ncalls, calls_cap;
+	uint32_t *regl;           /* register lists of wmma fragments (pinsn.aux, .vec) */
+	uint32_t nregl, regl_cap;
 	char *pool;               /* opcode texts */
 	size_t npool, pool_cap;
 	ptx_kernel **kernels;     /* per function; NULL for .func */
@@ -368,6 +371,7 @@ int ptx__dec_atom(pdec *D);
 int ptx__dec_warp(pdec *D);
 int ptx__dec_control(pdec *D);
 int ptx__dec_compare(pdec *D);
+int ptx__dec_wmma(pdec *D);
 
 /* Architecture requirements (archreq.c): 0, or an error reported through D. */
 int ptx__arch_check(pdec *D, int op);
