@@ -25,18 +25,25 @@ struct fp32_state {
 	abi_function cast;
 };
 
-static int fp32_panel(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next)
+/* The rows of op(A) and columns of op(B) of t, as stored (a panel of the stored matrix). */
+static int fp32_convert(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
+			struct tile *t, int do_a, int do_b, abi_devptr *next)
 {
 	const struct fp32_state *st = self;
-	t->a = scratch_take(next, 4u * (uint64_t)(t->bn * t->ar * t->ac));
-	return cast_panel(st->cast, t->av, t->ar, t->ac, t->bn, t->a, rc->stream);
-}
+	int64_t ar = t->ta == ABI_OP_N ? t->am : c->k, ac = t->ta == ABI_OP_N ? c->k : t->am;
+	int64_t br = t->tb == ABI_OP_N ? c->k : t->bnn, bc = t->tb == ABI_OP_N ? t->bnn : c->k;
 
-static int fp32_tile(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next)
-{
-	const struct fp32_state *st = self;
-	t->b = scratch_take(next, 4u * (uint64_t)(t->bn * t->br * t->bc));
-	return cast_panel(st->cast, t->bv, t->br, t->bc, t->bn, t->b, rc->stream);
+	if (do_a) {
+		t->a = scratch_take(next, 4u * (uint64_t)(t->bn * ar * ac));
+		if (!cast_panel(st->cast, t->av, ar, ac, t->bn, t->a, rc->stream))
+			return 0;
+	}
+	if (do_b) {
+		t->b = scratch_take(next, 4u * (uint64_t)(t->bn * br * bc));
+		if (!cast_panel(st->cast, t->bv, br, bc, t->bn, t->b, rc->stream))
+			return 0;
+	}
+	return 1;
 }
 
 static int fp32_epilogue(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
@@ -46,8 +53,8 @@ static int fp32_epilogue(const struct rewrite_ctx *rc, void *self, const struct 
 
 	(void)self, (void)c;
 	epilogue_params(ea, params, params + EPILOGUE_PARAMS);
-	return rewrite_launch(rc->mod->epilogue_f32, (uint64_t)t->mi, (uint64_t)t->nj,
-			      (uint64_t)t->bn, rc->stream, params);
+	return rewrite_launch_epilogue(rc->mod->epilogue_f32, (uint64_t)t->mi, (uint64_t)t->nj,
+				       (uint64_t)t->bn, rc->stream, params);
 }
 
 static int fp32_usable(const struct gemm_call *c, const struct shim_module *mod, void *self,
@@ -62,9 +69,9 @@ static int fp32_usable(const struct gemm_call *c, const struct shim_module *mod,
 }
 
 static const struct tile_path fp32_path = {
-	.cost = &fp32_cost, .inner_type = ABI_R_32F, .tensor_op = 0,
+	.cost = &fp32_cost, .inner_type = ABI_R_32F, .tensor_op = 0, .vectors = 0,
 	.gemm_failed = WHY_FP32_GEMM_FAILED, .usable = fp32_usable,
-	.panel = fp32_panel, .tile = fp32_tile, .epilogue = fp32_epilogue,
+	.convert = fp32_convert, .epilogue = fp32_epilogue,
 };
 
 int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum why *why)

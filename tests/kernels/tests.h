@@ -4,6 +4,7 @@
 
 #define KERNEL_TESTS(X) \
 	X(abi) \
+	X(abi_tc) \
 	X(cast_all_patterns) \
 	X(cast_views) \
 	X(epilogue_views) \
@@ -14,13 +15,16 @@
 	X(epilogue_bias_act) \
 	X(epilogue_gelu) \
 	X(epilogue_bad_act) \
-	X(absmax) \
-	X(cast_scaled_all_patterns) \
-	X(cast_scaled_views) \
+	X(slices_all_patterns) \
+	X(slices_views) \
+	X(slices_traffic) \
 	X(epilogue_scaled) \
 	X(epilogue_scaled_extremes) \
 	X(epilogue_scaled_bias_act) \
+	X(fp16_tail) \
+	X(fp16_tail_traffic) \
 	X(fp16_pipeline) \
+	X(fp16_attention) \
 	X(small_gemm_shapes) \
 	X(small_gemm_exact) \
 	X(small_gemm_specials) \

@@ -131,6 +131,8 @@ static const arch_row rows[] = {
 	{ OPS(OP_shf), 0, 0, 0, 0, 0, 32, 31, 0, "shf", "PTX ISA 9.7.8.8" },
 	{ OPS(OP_mma), 0, 0, 0, 0, 0, 70, 64, 0, "mma", "PTX ISA 9.7.14.5" },
 	{ OPS(OP_wmma), 0, 0, 0, 0, 0, 70, 60, 0, "wmma", "PTX ISA 9.7.14.4" },
+	{ OPS(OP_wmma), 0, 0, 0, W_aligned, 0, 70, 63, 0, ".aligned modifier for wmma",
+	  "PTX ISA 9.7.14.4; ptxas 13.0 refuses it below .version 6.3" },
 	{ OPS(OP_ldmatrix), 0, 0, 0, 0, 0, 75, 65, 0, "ldmatrix", "PTX ISA 9.7.14.5.15" },
 	{ OPS(OP_cp), 0, 0, 0, W_async, 0, 80, 70, 0, "cp.async", "PTX ISA 9.7.9.25" },
 };

@@ -6,7 +6,7 @@
  * unimplemented (other shapes). */
 #include "test_util.h"
 
-#define HDR ".version 6.0\n.target sm_70\n.address_size 64\n"
+#define HDR ".version 6.3\n.target sm_70\n.address_size 64\n"
 #define LIST(p) "{%" p "0, %" p "1, %" p "2, %" p "3, %" p "4, %" p "5, %" p "6, %" p "7}"
 #define LIST4(p) "{%" p "0, %" p "1, %" p "2, %" p "3}"
 
@@ -242,6 +242,11 @@ static void test_load_rules(void)
 	snprintf(old, sizeof old, ".version 6.0\n.target sm_61\n%s", strstr(text, ".address_size"));
 	m = load_text(old, 75, PTX_EARCH, err, sizeof err);
 	CHECK(!m || strstr(err, "wmma"), "%s", err);
+	ptx_module_free(m);
+	/* .aligned needs PTX ISA 6.3 (ptxas's rule); without it, 6.0 is enough. */
+	snprintf(old, sizeof old, ".version 6.0\n%s", strstr(text, ".target"));
+	m = load_text(old, 75, PTX_EARCH, err, sizeof err);
+	CHECK(!m || strstr(err, ".aligned"), "%s", err);
 	ptx_module_free(m);
 	/* Shapes other than m16n16k16 are refused, never mis-executed. */
 	char *p = strstr(text, "m16n16k16");
