@@ -37,6 +37,13 @@ int device_has_tensor_cores(int sm, const char *name)
 	return 1;
 }
 
+/* An attribute, or 0 if the driver cannot say. */
+static void attribute(abi_device dev, int attr, int *value)
+{
+	if (real_driver()->cuDeviceGetAttribute(value, attr, dev) != ABI_CUDA_SUCCESS || *value < 0)
+		*value = 0;
+}
+
 static const struct device_facts *facts_for(abi_device dev)
 {
 	const struct real_driver *drv = real_driver();
@@ -64,6 +71,10 @@ static const struct device_facts *facts_for(abi_device dev)
 		/* An emulated architecture decides alone: the real card's name would say
 		 * nothing about the emulated one. */
 		f->tensor_cores = device_has_tensor_cores(f->sm, cfg->emulate_sm ? NULL : f->name);
+		attribute(dev, ABI_DEV_ATTR_SM_COUNT, &f->sm_count);
+		attribute(dev, ABI_DEV_ATTR_CLOCK_RATE, &f->clock_khz);
+		attribute(dev, ABI_DEV_ATTR_MEMORY_CLOCK_RATE, &f->mem_clock_khz);
+		attribute(dev, ABI_DEV_ATTR_MEMORY_BUS_WIDTH, &f->bus_bits);
 		atomic_store_explicit(&facts_ready[dev], 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&facts_lock);

@@ -10,6 +10,9 @@ struct device_facts {
 	int sm;            /* what the shim plans for (emulated if asked) */
 	int real_sm;       /* what the hardware is */
 	int tensor_cores;
+	/* What the driver reports (0 where it does not): multiprocessors, their clock and the
+	 * memory's (kHz), the memory bus (bits).  For the cost model and the decode path. */
+	int sm_count, clock_khz, mem_clock_khz, bus_bits;
 	char name[96];
 };
 

@@ -40,8 +40,10 @@ extern const char bf16shim_kernels_ptx[];
  *                       view c (6 x u64), u32 ctype, f32 alpha, f32 beta,
  *                       u64 alpha_ptr, u64 beta_ptr,
  *                       u64 bias, u32 bias_type, u32 bias_along, u64 bias_batch_stride,
- *                       u32 act)
- *   d: compact fp32 result of the GEMM (ld = rows), batch item b at d + b*d_batch_stride*4.
+ *                       u32 act, u32 splits, u64 d_split_stride)
+ *   d: compact fp32 result of the GEMM (ld = rows), batch item b at d + b*d_batch_stride*4;
+ *   with splits > 1, the sum of that many such results d_split_stride elements apart, added
+ *   in order (the partial results of a split k), before anything else.
  *   alpha/beta: used as given unless alpha_ptr/beta_ptr is non-zero, in which case the value
  *   is read from that device address (device pointer mode: no host synchronisation).
  *   out = act(alpha * d(r,c) + beta * c(r,c) + bias), in fp32 in this order:
@@ -170,7 +172,7 @@ extern const char bf16shim_kernels_tc_ptx[];
  *                     view c, u32 c_transposed, u32 ctype, f32 alpha, f32 beta,
  *                     u64 alpha_ptr, u64 beta_ptr,
  *                     u64 bias, u32 bias_type, u32 bias_along, u64 bias_batch_stride,
- *                     u32 act)
+ *                     u32 act, u32 kc, u64 c_split_stride)
  *   For each batch item (gridDim.z): C(i, j) = act(alpha * sum_l op(A)(i, l) op(B)(l, j)
  *   + beta * C(i, j) + bias) for i < m, j < n, 1 <= n <= KERNEL_SMALL_MAX_N (n == 0 does
  *   nothing); bias ... act as KERNEL_EPILOGUE_F32's, with bias_along == 0 indexing the bias
@@ -192,6 +194,10 @@ extern const char bf16shim_kernels_tc_ptx[];
  *   blockDim = (KERNEL_SMALL_BLOCK(n), 1, 1): any multiple of 32 up to 1024 computes the
  *     same result (anything else traps); rows per block = blockDim.x for either transa;
  *   gridDim = (ceil(m / blockDim.x), 1, batch): more x or y blocks do nothing;
+ *   split k (kc != 0): gridDim.y = ceil(k / kc), block row y sums l from y kc, kc of them
+ *   (a multiple of 64), into its own C, c_split_stride elements after row y - 1's: the host
+ *   gives C as an fp32 scratch with alpha 1, beta 0, no bias or activation, and adds the
+ *   splits in the fp32 epilogue (KERNEL_EPILOGUE_F32's splits);
  *   dynamic shared memory KERNEL_SMALL_SHMEM(blockDim.x) bytes (less traps), plus 4128
  *   bytes static.
  * KERNEL_SMALL_BLOCK(n) = 32 ceil(n / 2) is about 16 rows per column of op(B): op(B), read

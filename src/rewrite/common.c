@@ -108,7 +108,7 @@ static uint64_t scratch_for(int64_t bt, int64_t am, int64_t bn, int64_t mt, int6
 {
 	uint64_t kk = (uint64_t)k;
 	return (uint64_t)bt * (cost->operand_bytes * ((uint64_t)am * kk + kk * (uint64_t)bn) +
-			       4 * (uint64_t)mt * (uint64_t)nt +
+			       cost->result_bytes * (uint64_t)mt * (uint64_t)nt +
 			       cost->word_bytes * (uint64_t)(am + bn)) +
 	       (uint64_t)cost->buffers * SCRATCH_ALIGN;
 }
@@ -134,9 +134,10 @@ uint64_t tile_scratch_bytes(const struct gemm_call *c, const struct tiling *t,
 		lo_;                                                                       \
 	})
 
-/* The smallest result tile for which converting the whole operands once beats converting
- * op(B) again for every row panel: below it the GEMM would read them too many times. */
-#define WHOLE_TILE_MIN 1024
+/* Converting the whole operands once beats converting op(B) again for every row panel as
+ * long as a result tile of at least this much fits beside them (a smaller one would have the
+ * GEMMs read the converted operands too many times). */
+#define WHOLE_TILE_MIN 256
 
 /* bt = as many items as fit, given a plan for one. */
 static int64_t items(const struct gemm_call *c, uint64_t cap, uint64_t one,

@@ -13,7 +13,7 @@
 
 /* Two fp16 slices of each operand, the fp32 result, 8 bytes of words a row and a column. */
 static const struct scratch_cost fp16_cost = {
-	.operand_bytes = 4, .word_bytes = KERNEL_FP16_WORD_BYTES, .buffers = 7};
+	.operand_bytes = 4, .word_bytes = KERNEL_FP16_WORD_BYTES, .buffers = 7, .result_bytes = 4};
 
 /* Dynamic shared memory the conversion stages its vectors in (of the 48 KiB every GPU gives
  * a block without asking, its static 1.5 KiB taken). */

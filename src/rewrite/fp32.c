@@ -1,6 +1,7 @@
 /* The fp32 path: cast bf16 (or fp16) operands to fp32 on the device (exact), run an fp32
  * GEMM through the real cuBLAS (cuBLASLt for a cuBLASLt call) into scratch, and let one fused
- * epilogue kernel compute act(alpha*D + beta*C + bias) and round to C's type.  Everything is
+ * epilogue kernel compute act(alpha*D + beta*C + bias) and round to C's type; an fp32 C with
+ * no bias or activation the GEMM writes itself.  Everything is
  * queued on the call's stream; no value ever comes back to the host.  When the operands do
  * not fit BF16SHIM_WORKSPACE_MB the output is computed in tiles (rewrite/tiles.c), so extra
  * memory stays bounded at any size. */
@@ -8,7 +9,19 @@
 
 #include "rewrite_internal.h"
 
-static const struct scratch_cost fp32_cost = {.operand_bytes = 4, .word_bytes = 0, .buffers = 3};
+static const struct scratch_cost fp32_cost = {
+	.operand_bytes = 4, .word_bytes = 0, .buffers = 3, .result_bytes = 4};
+/* When the GEMM writes C itself: the operands only. */
+static const struct scratch_cost fp32_direct_cost = {
+	.operand_bytes = 4, .word_bytes = 0, .buffers = 2, .result_bytes = 0};
+
+/* An fp32 C with nothing after the product (no bias, no activation) and in one strided
+ * array: the fp32 GEMM writes it, alpha and beta included, and no epilogue runs. */
+static int fp32_direct(const struct gemm_call *c)
+{
+	return c->ctype == ABI_R_32F && !c->ptr_array && !c->epilogue.bias &&
+	       c->epilogue.act == GEMM_ACT_NONE;
+}
 
 /* Cast a stored panel (rows x cols of the stored matrix) to a compact fp32 matrix. */
 static int cast_panel(abi_function f, struct view src, int64_t rows, int64_t cols,
@@ -49,10 +62,14 @@ static int fp32_convert(const struct rewrite_ctx *rc, void *self, const struct g
 static int fp32_epilogue(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
 			 const struct tile *t, struct epilogue_args *ea)
 {
-	void *params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS];
+	void *params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS + 2];
+	uint32_t splits = 1;
+	uint64_t split_stride = 0;
 
 	(void)self, (void)c;
 	epilogue_params(ea, params, params + EPILOGUE_PARAMS);
+	params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS] = &splits;
+	params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS + 1] = &split_stride;
 	return rewrite_launch_epilogue(rc->mod->epilogue_f32, (uint64_t)t->mi, (uint64_t)t->nj,
 				       (uint64_t)t->bn, rc->stream, params);
 }
@@ -70,8 +87,8 @@ static int fp32_usable(const struct gemm_call *c, const struct shim_module *mod,
 
 static const struct tile_path fp32_path = {
 	.cost = &fp32_cost, .inner_type = ABI_R_32F, .tensor_op = 0, .vectors = 0,
-	.gemm_failed = WHY_FP32_GEMM_FAILED, .usable = fp32_usable,
-	.convert = fp32_convert, .epilogue = fp32_epilogue,
+	.gemm_failed = WHY_FP32_GEMM_FAILED, .usable = fp32_usable, .direct = fp32_direct,
+	.direct_cost = &fp32_direct_cost, .convert = fp32_convert, .epilogue = fp32_epilogue,
 };
 
 int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum why *why)

@@ -26,6 +26,7 @@ struct scratch_cost {
 	unsigned operand_bytes;
 	unsigned word_bytes;
 	unsigned buffers;
+	unsigned result_bytes;          /* 4: the fp32 result tile; 0: the GEMM writes C */
 };
 
 #define SCRATCH_ALIGN 256u
@@ -56,6 +57,9 @@ struct inner_gemm {
 	int64_t stride_a, stride_b, stride_d;
 	int type;                       /* ABI_R_32F or ABI_R_16F */
 	int tensor_op;                  /* ask for tensor cores (the fp16 path) */
+	/* NULL: d = op(A) op(B) (1 and 0 in the backend's own form); else the call's own alpha
+	 * and beta, in its pointer mode, and d is the call's C (fp32). */
+	const void *alpha, *beta;
 };
 /* What a rewrite takes from the library its call came through: rewrite/via_cublas.c,
  * rewrite/via_cublaslt.c (rewrite.h names them; the call's describer picks one). */
@@ -78,7 +82,7 @@ int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uin
  * panel and one tile) of t->bt items and one result tile. */
 uint64_t tile_scratch_bytes(const struct gemm_call *c, const struct tiling *t,
 			    const struct scratch_cost *cost);
-/* Whole operands if they fit cap with a result tile of at least 1024 x 1024 (or the whole
+/* Whole operands if they fit cap with a result tile of at least 256 x 256 (or the whole
  * result), else the largest panels and tiles that fit; 0 if not one row and column fit. */
 int choose_tiling(const struct gemm_call *c, uint64_t cap, const struct scratch_cost *cost,
 		  struct tiling *t);
@@ -100,7 +104,8 @@ int rewrite_launch_grid(abi_function f, unsigned gx, unsigned gy, unsigned gz, u
 abi_devptr scratch_take(abi_devptr *next, uint64_t bytes);
 
 /* The parameters of bf16shim_epilogue_f32 (kernels.h): the 15 every epilogue kernel starts
- * with, then the 5 of bias and activation, which bf16shim_epilogue_scaled takes at its end. */
+ * with, then the 5 of bias and activation, which bf16shim_epilogue_scaled takes at its end;
+ * bf16shim_epilogue_f32 ends with 2 more, its splits and their stride. */
 struct epilogue_args {
 	abi_devptr d;
 	uint64_t d_stride;
@@ -148,6 +153,10 @@ struct tile_path {
 	/* Can the path take c with these kernels?  0 with *why if not; else self is ready. */
 	int (*usable)(const struct gemm_call *c, const struct shim_module *mod, void *self,
 		      enum why *why);
+	/* NULL, or: can the inner GEMM write c's C itself (alpha, beta and all), with no
+	 * epilogue?  Then direct_cost replaces cost. */
+	int (*direct)(const struct gemm_call *c);
+	const struct scratch_cost *direct_cost;
 	/* Converts t's rows of op(A) (do_a) and columns of op(B) (do_b) into scratch taken
 	 * from *next, A's first; sets t->a, t->b. */
 	int (*convert)(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,

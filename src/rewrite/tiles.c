@@ -16,7 +16,7 @@ static struct inner_gemm inner_of(const struct gemm_call *c, const struct tile_p
 {
 	uint64_t es = p->inner_type == ABI_R_32F ? 4 : 2, k = (uint64_t)c->k;
 	uint64_t di = (uint64_t)(t->i0 - t->ai0), dj = (uint64_t)(t->j0 - t->bj0);
-	struct inner_gemm g = {.m = t->mi, .n = t->nj, .k = c->k, .batch = t->bn, .d = t->d,
+	struct inner_gemm g = {.m = t->mi, .n = t->nj, .k = c->k, .batch = t->bn,
 			       .ldd = t->mi, .stride_a = t->am * c->k, .stride_b = t->bnn * c->k,
 			       .stride_d = t->mi * t->nj, .type = p->inner_type,
 			       .tensor_op = p->tensor_op};
@@ -40,15 +40,16 @@ static int tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
 	size_t ce = rewrite_elem_size(c->ctype);
 	int ta = c->transa == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
 	int tb = c->transb == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
-	int wrote = 0, status = ABI_STATUS_SUCCESS;
+	int wrote = 0, status = ABI_STATUS_SUCCESS, direct = p->direct && p->direct(c);
+	const struct scratch_cost *cost = direct ? p->direct_cost : p->cost;
 	struct ws_lease ws;
 	struct tiling tl;
 
-	if (!choose_tiling(c, shim_config()->workspace_bytes, p->cost, &tl)) {
+	if (!choose_tiling(c, shim_config()->workspace_bytes, cost, &tl)) {
 		*why = WHY_K_TOO_LARGE;
 		return REWRITE_UNAVAILABLE;
 	}
-	if (!rewrite_scratch(c, rc, tile_scratch_bytes(c, &tl, p->cost), &ws, why))
+	if (!rewrite_scratch(c, rc, tile_scratch_bytes(c, &tl, cost), &ws, why))
 		return REWRITE_UNAVAILABLE;
 
 	for (int64_t b0 = 0; b0 < c->batch; b0 += tl.bt) {
@@ -92,12 +93,25 @@ static int tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
 				}
 				t.cv = operand_view(c->c, c->ptr_array, b0, c->stride_c, ce, c->ldc,
 						    t.i0, t.j0);
-				t.d = scratch_take(&tnext, 4u * (uint64_t)(bn * t.mi * t.nj));
 				g = inner_of(c, p, &t);
+				if (direct) {
+					/* The GEMM writes C's tile, with the call's alpha and beta. */
+					g.d = t.cv.ptr + (t.cv.row0 + t.cv.col0 * t.cv.ld) * 4;
+					g.ldd = c->ldc;
+					g.stride_d = c->stride_c;
+					g.alpha = c->alpha;
+					g.beta = c->beta;
+				} else {
+					t.d = g.d = scratch_take(&tnext, 4u * (uint64_t)(bn * t.mi * t.nj));
+				}
 				status = c->backend->gemm(c, rc, &g);
 				if (status != ABI_STATUS_SUCCESS) {
 					*why = p->gemm_failed;
 					goto gemm_failed;
+				}
+				if (direct) {
+					wrote = 1;
+					continue;
 				}
 				if (p->after_gemm && !p->after_gemm(rc, self, c, &t))
 					goto launch_failed;

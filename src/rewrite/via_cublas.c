@@ -35,6 +35,10 @@ static abi_status gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
 	const void *one = device ? (const void *)(uintptr_t)rc->mod->one : &one_host;
 	const void *zero = device ? (const void *)(uintptr_t)rc->mod->zero : &zero_host;
 
+	if (g->alpha) { /* the call's own scalars, in the handle's pointer mode */
+		one = g->alpha;
+		zero = g->beta;
+	}
 	return real_cublas.cublasGemmStridedBatchedEx(
 		c->handle, g->ta, g->tb, (int)g->m, (int)g->n, (int)g->k, one,
 		(const void *)(uintptr_t)g->a, g->type, (int)g->lda, (long long)g->stride_a,

@@ -15,8 +15,9 @@ static const struct {
 	{ KERNEL_CAST_BF16_F32, 10, { 8, 8, 8, 8, 8, 8, 4, 4, 8, 8 } },
 	{ KERNEL_CAST_F16_F32, 10, { 8, 8, 8, 8, 8, 8, 4, 4, 8, 8 } },
 	/* d, d_batch_stride, rows, cols, view c, ctype, alpha, beta, alpha_ptr, beta_ptr,
-	 * bias, bias_type, bias_along, bias_batch_stride, act */
-	{ KERNEL_EPILOGUE_F32, 20, { 8, 8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8, 4, 4, 8, 4 } },
+	 * bias, bias_type, bias_along, bias_batch_stride, act, splits, d_split_stride */
+	{ KERNEL_EPILOGUE_F32, 22, { 8, 8, 4, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8, 4, 4, 8, 4,
+				     4, 8 } },
 	/* two jobs of: view, vecs, k, vec_rows, dst1, dst2, words, vpb, staged; blocks0 */
 	{ KERNEL_FP16_SLICES, 29, { 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8, 4, 4,
 				    8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8, 4, 4, 4 } },
@@ -26,9 +27,10 @@ static const struct {
 					8, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4,
 					8, 4, 4, 8, 4 } },
 	/* view a, transa, view b, transb, m, n, k, view c, c_transposed, ctype, alpha, beta,
-	 * alpha_ptr, beta_ptr, bias, bias_type, bias_along, bias_batch_stride, act */
-	{ KERNEL_GEMM_SMALL, 34, { 8, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 4,
-				   8, 8, 8, 8, 8, 8, 4, 4, 4, 4, 8, 8, 8, 4, 4, 8, 4 } },
+	 * alpha_ptr, beta_ptr, bias, bias_type, bias_along, bias_batch_stride, act, kc,
+	 * c_split_stride */
+	{ KERNEL_GEMM_SMALL, 36, { 8, 8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 4,
+				   8, 8, 8, 8, 8, 8, 4, 4, 4, 4, 8, 8, 8, 4, 4, 8, 4, 4, 8 } },
 };
 
 /* Loads on every architecture from Maxwell to Hopper under a CUDA 11.0-level PTX ISA. */

@@ -15,6 +15,7 @@
 	X(epilogue_bias_act) \
 	X(epilogue_gelu) \
 	X(epilogue_bad_act) \
+	X(epilogue_splits) \
 	X(slices_all_patterns) \
 	X(slices_views) \
 	X(slices_traffic) \
@@ -32,7 +33,8 @@
 	X(small_gemm_load_widths) \
 	X(small_gemm_launch) \
 	X(small_gemm_traffic) \
-	X(small_gemm_bias_act)
+	X(small_gemm_bias_act) \
+	X(small_gemm_split_k)
 
 #define DECLARE(name) int test_##name(void);
 KERNEL_TESTS(DECLARE)
