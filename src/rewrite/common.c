@@ -288,3 +288,12 @@ struct view op_b_view(const struct gemm_call *c, int64_t b0, int64_t j0)
 	return operand_view(c->b, c->ptr_array, b0, c->stride_b, rewrite_elem_size(c->btype),
 			    c->ldb, n ? 0 : j0, n ? j0 : 0);
 }
+
+int rewrite_pointer_mode(const struct gemm_call *c)
+{
+	abi_stream stream;
+	enum why why;
+	int pmode;
+
+	return c->backend->stream(c, &stream, &pmode, &why) ? pmode : -1;
+}
