@@ -40,11 +40,12 @@ rows() {
   done
   for m in 1 8 16; do
     echo "native sm_90 normal f32 $m 512 512"
-    echo "decode sm_75 normal f32 $m 512 512"
+    echo "decode sm_75 normal f32 $m 512 512 BF16SHIM_PATH=decode"
   done
   # Token-by-token decoding on a T4 (40 SMs) and a V100 (80): k split where too few blocks.
+  # BF16SHIM_PATH=decode: that path even where the cost model would leave the call native.
   for arch in sm_75 sm_70; do
-    for m in 1 16; do echo "decode $arch normal f32 $m 4096 4096"; done
+    for m in 1 16; do echo "decode $arch normal f32 $m 4096 4096 BF16SHIM_PATH=decode"; done
   done
   # The converted operands and the result over the workspace cap (16 MiB; they need 20):
   # each operand converted once, the result in tiles (beside the same shapes uncapped).

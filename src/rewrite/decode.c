@@ -6,9 +6,13 @@
  * results to scratch, and the fp32 epilogue adds them in order and finishes C. */
 #define _GNU_SOURCE
 
+#include "../cost.h"
 #include "../kernels/kernels.h"
 #include "../real.h"
 #include "rewrite_internal.h"
+
+_Static_assert(KERNEL_SMALL_BLOCK(16) == 256 && KERNEL_SMALL_BLOCK(1) == 32,
+	       "cost.c's cost_decode_block is kernels.h's KERNEL_SMALL_BLOCK");
 
 /* The bias and activation as the kernel takes them (kernels.h), for batch items b0.. */
 struct small_epilogue {
@@ -61,24 +65,6 @@ static int launch_small(const struct rewrite_ctx *rc, struct view a, uint32_t ta
 				   NULL) == ABI_CUDA_SUCCESS;
 }
 
-/* Splits of k for `blocks` blocks of nk columns: enough for two blocks a multiprocessor
- * (fewer than one a multiprocessor is no better than none), but no more than keep the partial
- * results (8 bytes an output a split) within a fifth of the big operand's bytes (2k a row),
- * and none shorter than 256 of k. */
-static uint32_t splits_for(const struct device_facts *dev, uint64_t blocks, int64_t k,
-			   uint64_t nk)
-{
-	uint64_t sms = dev ? (uint64_t)dev->sm_count : 0, s, most;
-
-	if (!sms || blocks >= 2 * sms)
-		return 1;
-	most = (uint64_t)k / (20 * nk) < (uint64_t)k / 256 ? (uint64_t)k / (20 * nk)
-							    : (uint64_t)k / 256;
-	s = (2 * sms + blocks - 1) / blocks;
-	s = s < most ? s : most;
-	return s >= 2 && blocks * s >= sms ? (uint32_t)s : 1;
-}
-
 int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, enum why *why)
 {
 	int swap = c->n > KERNEL_SMALL_MAX_N;
@@ -103,8 +89,11 @@ int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, en
 		*why = WHY_DECODE_KERNEL_MISSING;
 		return REWRITE_UNAVAILABLE;
 	}
-	splits = splits_for(dev, (mk + KERNEL_SMALL_BLOCK(nk) - 1) / KERNEL_SMALL_BLOCK(nk) *
-				     (uint64_t)min64(c->batch, MAX_GRID_YZ), c->k, nk);
+	/* The split the cost model assumes (cost.h). */
+	splits = cost_decode_splits(dev ? dev->sm_count : 0,
+				    (mk + KERNEL_SMALL_BLOCK(nk) - 1) / KERNEL_SMALL_BLOCK(nk) *
+					    (uint64_t)min64(c->batch, MAX_GRID_YZ),
+				    c->k, nk);
 	if (splits > 1) {
 		/* kc a multiple of 64 (the kernel's chunk); every split has some of k. */
 		kc = (uint32_t)(((uint64_t)c->k + splits - 1) / splits + 63) / 64 * 64;
