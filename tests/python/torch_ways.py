@@ -26,6 +26,7 @@ command = os.path.join(site, "bin", "bf16shim")
 report_script = os.path.join(site, "bf16shim", "bin", "bf16shim-report.py")
 env = {**os.environ, "PYTHONPATH": pythonpath, "JUPYTER_DATA_DIR": os.path.join(work, "jupyter"),
        "IPYTHONDIR": os.path.join(work, "ipython"), "JUPYTER_PLATFORM_DIRS": "1"}
+os.environ.update(env)  # nbclient finds the kernels here, in this process
 REWRITTEN = {"fp32", "fp16", "decode", "rewrite"}
 failures = 0
 
@@ -62,11 +63,11 @@ check_programs("python -m bf16shim", rc, out)
 check("python -m bf16shim: GEMMs rewritten", re.search(r"[1-9][0-9]* GEMMs rewritten", out), out)
 
 # 2. enable() as the script's first line; report() against the trace of the same run.
-trace = os.path.join(work, "trace.jsonl")
+trace = os.path.join(work, "trace.%p.jsonl")  # the spawned child writes its own
 script = os.path.join(work, "enable_first.py")
 with open(script, "w") as f:
     f.write(f"""import bf16shim; bf16shim.enable(sim={arch!r}, cuda={cuda}, trace={trace!r})
-import json, runpy, sys
+import json, os, runpy, sys
 import torch
 
 
@@ -85,6 +86,7 @@ def child():
 if __name__ == "__main__":
     rc = runpy.run_path({programs!r})["main"]([])
     print("REPORT " + json.dumps(dict(bf16shim.report())))
+    print("PID", os.getpid())
     print(bf16shim.report())
     if {extra == "spawn"!r}:
         import multiprocessing
@@ -95,12 +97,17 @@ if __name__ == "__main__":
 rc, out = run([python, script])
 check_programs("enable() first", rc, out)
 got = json.loads(next((l[7:] for l in out.splitlines() if l.startswith("REPORT ")), "null"))
-rc_r, want = run([sys.executable, report_script, "--json", trace])
+pid = next((l.split()[1] for l in out.splitlines() if l.startswith("PID ")), "none")
+rc_r, want = run([sys.executable, report_script, "--json", trace.replace("%p", pid)])
 want = json.loads(want) if rc_r == 0 else None
 if got and want:
     want.pop("files")
-    check("enable() first: report() is `bf16shim report` of the run's trace", got == want,
-          f"report(): {got}\ntrace: {want}")
+    got.pop("files", None)  # a process has no trace files
+    diff = [(k, got.get(k), want.get(k)) for k in sorted(set(got) | set(want))
+            if k != "groups" and got.get(k) != want.get(k)]
+    diff += [("group", g, w) for g, w in zip(got["groups"], want["groups"]) if g != w]
+    check("enable() first: report() is `bf16shim report` of the run's trace",
+          got == want, "\n".join(f"{k}: report() {g}, trace {w}" for k, g, w in diff))
     decisions, clean = rewritten(got)
     check(f"enable() first: GEMMs rewritten ({', '.join(sorted(decisions))}), none failed",
           decisions and clean, got)
