@@ -42,8 +42,16 @@ for env in "$clients"/*/; do
 		echo "tests/python/install.sh: kernel-$name is installed"
 		continue
 	fi
-	echo "tests/python/install.sh: installing kernel-$name (ipykernel for $name's Python)"
 	rm -rf "$root/kernel-$name"
+	# Environments on the same Python (the stamp says) share the packages: copied, not
+	# downloaded again.
+	same=$(grep -lx "$stamp" "$root"/kernel-*/.installed 2>/dev/null | head -n 1)
+	if [ -n "$same" ]; then
+		echo "tests/python/install.sh: kernel-$name: the same as $(dirname "$same")"
+		cp -a "$(dirname "$same")" "$root/kernel-$name"
+		continue
+	fi
+	echo "tests/python/install.sh: installing kernel-$name (ipykernel for $name's Python)"
 	"$env/bin/python" -m pip install "${pip_args[@]}" --target "$root/kernel-$name" -r "$req"
 	printf '%s\n' "$stamp" >"$root/kernel-$name/.installed"
 done
