@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds the wheel as a user does (python -m build), without build isolation: with the tools
+# of .venv-python/tools, in BUILD_DIR/wheel-build (kept: the next build is incremental).
+# Writes the wheel's path to OUTPUT.
+# Usage: build_wheel.sh TOOLS_PYTHON SOURCE_ROOT BUILD_DIR OUTPUT
+set -eu
+python=$1 src=$2 build=$3 output=$4
+[ -x "$python" ] || { echo "no $python: tests/python/install.sh installs it" >&2; exit 1; }
+rm -rf "$build/wheel"
+"$python" -m build --wheel --no-isolation --outdir "$build/wheel" \
+	-Cbuild-dir="$build/wheel-build" "$src" >"$build/wheel.log" 2>&1 ||
+	{ tail -n 40 "$build/wheel.log" >&2; exit 1; }
+set -- "$build"/wheel/*.whl
+[ $# = 1 ] && [ -f "$1" ] || { echo "python -m build made no wheel (or several): $*" >&2; exit 1; }
+printf '%s\n' "$1" >"$output"
