@@ -32,6 +32,7 @@
 #define SHF_EXECINSTR 0x4
 #define EM_CUDA FB_EM_CUDA
 #define MAX_PTX_FILE ((uint64_t)256 << 20)
+#define TINY_CUBIN 4096
 
 struct reader {
 	struct scan *s;
@@ -170,8 +171,11 @@ static uint8_t *inflate(struct reader *r, const struct fb_container *c,
 	return NULL;
 }
 
-/* The kernels of a container's module: from a plain entry when there is one, else (with
- * --deep) from the smallest compressed one; -1 when not counted. */
+/* The kernels of a container's module: from a plain entry when there is one, else from the
+ * smallest compressed one, decompressed with --deep, or without it when it is a cubin of at
+ * most TINY_CUBIN bytes (nvlink adds a module without kernels to each shared object it
+ * links, compressed with the rest: it is not GPU code that could fail to run); -1 when
+ * not counted. */
 static long module_kernels(struct reader *r, const struct fb_container *c)
 {
 	const struct fb_entry *best = NULL;
@@ -185,8 +189,6 @@ static long module_kernels(struct reader *r, const struct fb_container *c)
 			if (e->kind == (unsigned)kind && e->codec == FB_PLAIN)
 				return kernels_in(e, c->base + e->payload_offset, e->bytes);
 		}
-	if (!r->s->opt.deep)
-		return -1;
 	for (int i = 0; i < r->nentries; i++) {
 		const struct fb_entry *e = &r->entries[i];
 		if ((e->kind == FB_KIND_SASS || e->kind == FB_KIND_PTX) &&
@@ -194,7 +196,7 @@ static long module_kernels(struct reader *r, const struct fb_container *c)
 		     (e->kind == best->kind && e->bytes < best->bytes)))
 			best = e;
 	}
-	if (!best)
+	if (!best || (!r->s->opt.deep && (best->kind != FB_KIND_SASS || best->bytes > TINY_CUBIN)))
 		return -1;
 	{
 		uint8_t *content = inflate(r, c, best, err, sizeof err, &corrupt);
@@ -293,11 +295,13 @@ static size_t read_container(struct reader *r, const uint8_t *p, size_t avail, i
 		}
 		r->entries[r->nentries++] = e;
 	}
-	if (st != FB_END || !r->nentries) {
+	if (st != FB_END) {
 		if (strict)
-			add_malformed(r, st == FB_END ? "a fatbin without entries" : err);
+			add_malformed(r, err);
 		return 0;
 	}
+	if (!r->nentries)
+		return c.size;     /* an empty container: nothing to load */
 	m.entries = r->entries;
 	m.nentries = r->nentries;
 	add_module(r, &m, module_kernels(r, &c), &c);
@@ -442,8 +446,10 @@ static void read_ptx(struct reader *r)
 		return;
 	}
 	m.mentions_bf16 = memmem(r->map, r->len, "bf16", 4) != NULL;
-	m.text = (const char *)r->map;
-	m.text_len = r->len;
+	if (r->s->opt.deep) {
+		m.text = (const char *)r->map;
+		m.text_len = r->len;
+	}
 	add_module(r, &m, count_entries(r->map, r->len), NULL);
 }
 

@@ -91,7 +91,7 @@ struct module_facts {
 	int nentries;
 	int from_text;                /* PTX text a package hands the driver itself */
 	int mentions_bf16;            /* from_text: the text has bf16 in it */
-	const char *text;             /* from_text, with --deep: the PTX */
+	const char *text;             /* from_text, with --deep: the PTX to check */
 	size_t text_len;
 };
 enum module_verdict judge_module(const struct module_facts *m, int sm, char *note,
