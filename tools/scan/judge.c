@@ -168,30 +168,31 @@ void why_not(const struct file_result *f, int sm, char *buf, size_t len)
 }
 
 struct fix {
-	const char *package;      /* normalised distribution name, or a prefix ending in '*' */
+	const char *package;      /* normalised distribution name, with '*' for any text */
+	const char *path;         /* or a folder in the file's path */
 	const char *text;         /* %1$d: the sm number, %2$d.%3$d: major.minor */
 };
 
 /* One line per package family; the default is the last. */
 static const struct fix fixes[] = {
-	{"torch", "a PyTorch build that lists sm_%1$d in torch.cuda.get_arch_list() (the "
+	{"torch", NULL, "a PyTorch build that lists sm_%1$d in torch.cuda.get_arch_list() (the "
 		  "CUDA 12.6 wheels have sm_50 to sm_90), or build it with "
 		  "TORCH_CUDA_ARCH_LIST=%2$d.%3$d"},
-	{"torchvision", "the torchvision build that matches a PyTorch build for sm_%1$d, or "
+	{"torchvision", NULL, "the torchvision build that matches a PyTorch build for sm_%1$d, or "
 			"build it with TORCH_CUDA_ARCH_LIST=%2$d.%3$d"},
-	{"torchaudio", "the torchaudio build that matches a PyTorch build for sm_%1$d, or "
+	{"torchaudio", NULL, "the torchaudio build that matches a PyTorch build for sm_%1$d, or "
 		       "build it with TORCH_CUDA_ARCH_LIST=%2$d.%3$d"},
-	{"flash-attn*", "FlashAttention needs sm_80: use PyTorch's SDPA or eager attention "
+	{"flash-attn*", NULL, "FlashAttention needs sm_80: use PyTorch's SDPA or eager attention "
 			"instead (attn_implementation=\"sdpa\" or \"eager\" in transformers)"},
-	{"xformers", "build xformers for this GPU: TORCH_CUDA_ARCH_LIST=%2$d.%3$d pip install "
+	{"xformers", NULL, "build xformers for this GPU: TORCH_CUDA_ARCH_LIST=%2$d.%3$d pip install "
 		     "--no-binary xformers xformers"},
-	{"autoawq*", "the AWQ kernels need sm_80 (sm_75 for some): use an unquantised (fp16) "
+	{"autoawq*", NULL, "the AWQ kernels need sm_80 (sm_75 for some): use an unquantised (fp16) "
 		     "or differently quantised model"},
-	{"nvidia-*-cu13", "CUDA 13 libraries dropped sm_50 to sm_72: use the CUDA 12 build of "
+	{"nvidia-*-cu13", "/nvidia/cu13/", "CUDA 13 libraries dropped sm_50 to sm_72: use the CUDA 12 build of "
 			  "this library (its -cu12 wheel) with a CUDA 12 framework"},
-	{"nvidia-*", "this NVIDIA library has no code for sm_%1$d: check which GPUs its release "
+	{"nvidia-*", NULL, "this NVIDIA library has no code for sm_%1$d: check which GPUs its release "
 		     "supports"},
-	{"*", "ask the maintainers for +PTX builds (PTX for compute_%1$d or lower runs on "
+	{"*", NULL, "ask the maintainers for +PTX builds (PTX for compute_%1$d or lower runs on "
 	      "sm_%1$d), or build it from source for sm_%1$d (TORCH_CUDA_ARCH_LIST=%2$d.%3$d for "
 	      "PyTorch extensions)"},
 };
@@ -215,7 +216,8 @@ void fix_for(const struct file_result *f, int sm, char *buf, size_t len)
 	const struct fix *fx = &fixes[sizeof fixes / sizeof *fixes - 1];
 
 	for (size_t i = 0; i < sizeof fixes / sizeof *fixes; i++)
-		if (matches(fixes[i].package, f->package)) {
+		if (matches(fixes[i].package, f->package) ||
+		    (fixes[i].path && strstr(f->path, fixes[i].path))) {
 			fx = &fixes[i];
 			break;
 		}

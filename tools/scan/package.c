@@ -1,7 +1,8 @@
 /* Which package a file belongs to.  Under a site-packages (or dist-packages) folder: the
- * distribution whose RECORD lists it (*.dist-info/RECORD, PEP 376/627), matched by the
- * file's first folder under site-packages, or its first two where several distributions
- * share the first (nvidia/cublas, nvidia/cudnn...); without a RECORD, that folder's name.
+ * distribution whose RECORD lists it (*.dist-info/RECORD, PEP 376/627): the file itself
+ * when it is a shared object, else its first folder under site-packages, or its first two
+ * where several distributions share the first (nvidia/cublas, nvidia/cudnn...); without a
+ * RECORD, that folder's name.
  * Elsewhere: the file's folder.  Names are normalised as PEP 503 does (torch,
  * nvidia-cublas-cu12, flash-attn). */
 #define _GNU_SOURCE
@@ -110,6 +111,9 @@ static void read_records(struct site *s)
 				continue;
 			}
 			claim(s, line, (size_t)(slash - line), dist);
+			/* CUDA 13's wheels share nvidia/cu13/lib: their files are named. */
+			if (memmem(line, (size_t)(comma - line), ".so", 3))
+				claim(s, line, (size_t)(comma - line), dist);
 			slash = memchr(slash + 1, '/', (size_t)(comma - slash - 1));
 			if (slash)
 				claim(s, line, (size_t)(slash - line), dist);
@@ -174,6 +178,9 @@ char *package_of(const char *path)
 	s = site_for(path, root);
 	if (s) {
 		size_t first = slash ? (size_t)(slash - rel) : strlen(rel);
+		o = find_owner(s, rel, strlen(rel));
+		if (o && o->dist)
+			return strdup(o->dist);
 		o = find_owner(s, rel, first);
 		if (o && o->dist)
 			return strdup(o->dist);
