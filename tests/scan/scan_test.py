@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+from elfsection import elf_section
+
 src, build = sys.argv[1], sys.argv[2]
 inputs = sys.argv[3:]
 libs = {os.path.basename(p)[len("libk_"):-len(".so")]: p for p in inputs if p.endswith(".so")}
@@ -161,22 +163,9 @@ bad = os.path.join(work, "bad")
 os.makedirs(bad)
 
 
-def elf_section(path, wanted):
-    data = open(path, "rb").read()
-    shoff, = struct.unpack_from("<Q", data, 40)
-    size, num, names = struct.unpack_from("<HHH", data, 58)
-    headers = [struct.unpack_from("<IIQQQQ", data, shoff + i * size) for i in range(num)]
-    strtab = headers[names][4]
-    for h in headers:
-        name = data[strtab + h[0]:data.index(b"\0", strtab + h[0])].decode()
-        if name == wanted:
-            return h[4], h[5]
-    raise KeyError(wanted)
-
-
 def patched(name, src_path, offset_in_fatbin, value, fmt):
     data = bytearray(open(src_path, "rb").read())
-    off, _ = elf_section(src_path, ".nv_fatbin")
+    off, _ = elf_section(bytes(data), ".nv_fatbin")
     struct.pack_into(fmt, data, off + offset_in_fatbin, value)
     open(os.path.join(bad, name), "wb").write(data)
 
@@ -191,7 +180,7 @@ data = open(fatbin, "rb").read()
 open(os.path.join(bad, "truncated.fatbin"), "wb").write(data[: len(data) // 2])
 # LZ4 PTX overwritten: parses, but --deep finds the entry the driver would JIT corrupt.
 lz4 = bytearray(open(libs["lz4"], "rb").read())
-off, size = elf_section(libs["lz4"], ".nv_fatbin")
+off, size = elf_section(bytes(lz4), ".nv_fatbin")
 # nvlink's module without kernels comes first; kernels.cu's container is the last.
 end = off + size
 while off + 16 + struct.unpack_from("<Q", lz4, off + 8)[0] < end - 16:

@@ -26,6 +26,8 @@ import sys
 import tempfile
 import zipfile
 
+from elfsection import elf_section
+
 src, simdir, mode = sys.argv[1:4]
 command = os.path.join(src, "scripts", "bf16shim")
 ARCHS = ["sm_61", "sm_70", "sm_75"]
@@ -80,21 +82,15 @@ def simulated_load(data, device):
 def nv_fatbin(path):
     """The containers of a file's .nv_fatbin section, read here without the scanner."""
     data = open(path, "rb").read()
-    shoff, = struct.unpack_from("<Q", data, 40)
-    size, num, names = struct.unpack_from("<HHH", data, 58)
-    headers = [struct.unpack_from("<IIQQQQ", data, shoff + i * size) for i in range(num)]
-    strtab = headers[names][4]
-    for h in headers:
-        if data[strtab + h[0]:data.index(b"\0", strtab + h[0])] == b".nv_fatbin":
-            off, end = h[4], h[4] + h[5]
-            while off + 16 <= end:
-                magic, _, header, body = struct.unpack_from("<IHHQ", data, off)
-                if magic != 0xBA55ED50:
-                    off += 8
-                    continue
-                yield data[off:off + header + body]
-                off += header + body
-    return
+    off, size = elf_section(data, ".nv_fatbin")
+    end = off + size
+    while off + 16 <= end:
+        magic, _, header, body = struct.unpack_from("<IHHQ", data, off)
+        if magic != 0xBA55ED50:
+            off += 8
+            continue
+        yield data[off:off + header + body]
+        off += header + body
 
 
 def agree_with_simulator(path, most=40):
