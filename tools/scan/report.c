@@ -117,7 +117,10 @@ static void print_file(const struct scan *s, const struct file_result *f, int a)
 	const int *n = f->counts[a];
 	char line[640], modules[64];
 
-	if (f->verdict[a] == FV_PARTLY || f->verdict[a] == FV_NONE)
+	if (f->verdict[a] == FV_NONE)
+		snprintf(modules, sizeof modules, "none of its %d %s runs on sm_%d", f->modules,
+			 f->modules == 1 ? "module" : "modules", sm);
+	else if (f->verdict[a] == FV_PARTLY)
 		snprintf(modules, sizeof modules, "%d of %d modules have nothing for sm_%d",
 			 n[MV_NONE], f->modules, sm);
 	else if (f->verdict[a] == FV_JIT)
