@@ -114,12 +114,14 @@ int fb_codec_decompress(enum fb_codec c, const void *src, size_t n, void *dst, s
 
 	*got = 0;
 	if (st != FB_OK || c == FB_PLAIN)
-		return st == FB_OK ? fb__fail(err, errlen, FB_EINVAL, "plain data: nothing to do") : st;
+		return st == FB_OK ? fb__fail(err, errlen, FB_EINVAL, "plain data: nothing to do")
+				   : st;
 	if (c == FB_LZ4) {
 		int r;
 
 		if (n > INT_MAX || cap > INT_MAX)
-			return fb__fail(err, errlen, FB_ECORRUPT, "LZ4 block of %zu bytes into %zu: over "
+			return fb__fail(err, errlen, FB_ECORRUPT,
+					"LZ4 block of %zu bytes into %zu: over "
 				    "what one block holds", n, cap);
 		r = lz4.lz4_decompress(src, dst, (int)n, (int)cap);
 		if (r < 0)

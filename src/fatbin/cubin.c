@@ -68,7 +68,8 @@ long fb_cubin_kernels(const void *data, size_t len)
 		if (!syms || fb__rd64(sh + 56) != SYMBOL_BYTES)
 			return -1;
 		for (size_t s = 0; s + SYMBOL_BYTES <= n; s += SYMBOL_BYTES)
-			kernels += (syms[s + 4] & 0xf) == STT_FUNC && (syms[s + 5] & STO_CUDA_ENTRY);
+			kernels += (syms[s + 4] & 0xf) == STT_FUNC &&
+				   (syms[s + 5] & STO_CUDA_ENTRY);
 		return kernels;
 	}
 	/* No symbol table: each .text.<name> section is a kernel. */

@@ -60,12 +60,14 @@ int fb_open(struct fb_container *c, const void *data, size_t len, char *err, siz
 
 	memset(c, 0, sizeof *c);
 	if (!b || len < FB_HEADER_BYTES)
-		return fb__fail(err, errlen, FB_EINVAL, "fatbin truncated: %zu bytes, its header has %d",
-			    len, FB_HEADER_BYTES);
+		return fb__fail(err, errlen, FB_EINVAL,
+				"fatbin truncated: %zu bytes, its header has %d", len,
+				FB_HEADER_BYTES);
 	if (fb__rd32(b) != FB_MAGIC)
 		return fb__fail(err, errlen, FB_EINVAL, "not a fatbin (magic 0x%08x)", fb__rd32(b));
 	if (fb__rd16(b + 4) != 1)
-		return fb__fail(err, errlen, FB_EINVAL, "unknown fatbin version %u", fb__rd16(b + 4));
+		return fb__fail(err, errlen, FB_EINVAL, "unknown fatbin version %u",
+				fb__rd16(b + 4));
 	header = fb__rd16(b + 6);
 	size = fb__rd64(b + 8);
 	if (header < FB_HEADER_BYTES || header > len || size > len - header)
@@ -96,7 +98,7 @@ static int plausible(const struct fb_entry *e, int index, char *err, size_t errl
 		return FB_OK;
 	if (e->bytes > most)
 		return fb__fail(err, errlen, FB_EINVAL,
-			    "entry %d: %zu bytes of %s data cannot hold the %zu its header declares",
+			    "entry %d: %zu bytes of %s data cannot hold the %zu declared",
 			    index, e->stored_bytes, fb_codec_name(e->codec), e->bytes);
 	return FB_OK;
 }
@@ -118,7 +120,8 @@ int fb_next(struct fb_container *c, struct fb_entry *e, char *err, size_t errlen
 	header = fb__rd32(q + 4);
 	payload = fb__rd64(q + 8);
 	if (header < FB_ENTRY_MIN_HEADER || header > avail)
-		return fb__fail(err, errlen, FB_EINVAL, "entry %d: header size %llu outside %d..%llu",
+		return fb__fail(err, errlen, FB_EINVAL,
+				"entry %d: header size %llu outside %d..%llu",
 			    c->index, (unsigned long long)header, FB_ENTRY_MIN_HEADER,
 			    (unsigned long long)avail);
 	if (payload > avail - header)
@@ -168,7 +171,8 @@ int fb_wrapper_read(const void *p, size_t len, struct fb_wrapper *w, char *err, 
 
 	memset(w, 0, sizeof *w);
 	if (!p || len < sizeof raw)
-		return fb__fail(err, errlen, FB_EINVAL, "fatbin wrapper truncated (%zu bytes)", len);
+		return fb__fail(err, errlen, FB_EINVAL, "fatbin wrapper truncated (%zu bytes)",
+				len);
 	memcpy(&raw, p, sizeof raw);
 	if ((uint32_t)raw.magic != FB_WRAPPER_MAGIC)
 		return fb__fail(err, errlen, FB_EINVAL, "not a fatbin wrapper (magic 0x%08x)",
@@ -255,7 +259,8 @@ int fb_entry_read(const struct fb_container *c, const struct fb_entry *e, void *
 	    e->stored_bytes > c->size - e->payload_offset)
 		return fb__fail(err, errlen, FB_EINVAL, "entry outside its container");
 	if (cap < e->bytes)
-		return fb__fail(err, errlen, FB_ESPACE, "entry of %zu bytes, buffer of %zu", e->bytes,
+		return fb__fail(err, errlen, FB_ESPACE, "entry of %zu bytes, buffer of %zu",
+				e->bytes,
 			    cap);
 	src = c->base + e->payload_offset;
 	if (e->codec == FB_PLAIN) {

@@ -16,7 +16,8 @@ where nothing runs).
       The client environments' wheels (tests/clients): torch 2.7.1 for CUDA 12.6, built
       with TORCH_CUDA_ARCH_LIST="5.0;6.0;7.0;7.5;8.0;8.6;9.0" (pytorch/pytorch,
       .ci/manywheel/build_cuda.sh), and torch 2.15 for CUDA 13; each wheel's own list is
-      torch._C._cuda_getArchFlags().  Prints how long the scan of each took."""
+      torch._C._cuda_getArchFlags(); the nvidia-* libraries and Triton's CUPTI come with
+      them.  Prints how long the scan of each took."""
 import ctypes
 import json
 import os
@@ -218,6 +219,15 @@ elif mode == "clients":
                 check("TORCH_CUDA_ARCH_LIST" in torch_cuda["gpus"][arch]["fix"], env + ": fix",
                       torch_cuda["gpus"][arch]["fix"])
         agree_with_simulator(torch_cuda["path"])
+        # Triton brings CUPTI: CUDA 12's (sm_50 and newer) and, in 3.9, CUDA 13's for
+        # Blackwell (sm_75 and newer).
+        cupti = [f for t, f in files.items() if t.startswith("triton/") and "/cupti/" in t]
+        check(cupti and all("cannot run" not in verdicts(f) for f in cupti),
+              env + ": Triton's CUDA 12 CUPTI runs on each", [verdicts(f) for f in cupti])
+        for t, f in files.items():
+            if t.startswith("triton/") and "/cupti-blackwell/" in t:
+                check(verdicts(f) == ["cannot run", "cannot run", "native"],
+                      env + ": Triton's CUDA 13 CUPTI from sm_75 on", t, verdicts(f))
         if env == "torch-cu126":
             lt = files.get("nvidia/cusparselt/lib/libcusparseLt.so.0") or \
                  files.get("cusparselt/lib/libcusparseLt.so.0")

@@ -57,7 +57,8 @@ static enum module_verdict judge_text(const struct module_facts *m, int sm, char
 	st = ptx_lower(m->text, m->text_len, sm, &out, &out_len, &rep);
 	free(out);
 	if (st < 0) {
-		snprintf(note, len, "bf16shim cannot lower this PTX (%s)", ptx_lower_status_name(st));
+		snprintf(note, len, "bf16shim cannot lower this PTX (%s)",
+			 ptx_lower_status_name(st));
 		return MV_NONE;
 	}
 	if (rep.n_issues) {
@@ -184,14 +185,15 @@ static const struct fix fixes[] = {
 		       "build it with TORCH_CUDA_ARCH_LIST=%2$d.%3$d"},
 	{"flash-attn*", NULL, "FlashAttention needs sm_80: use PyTorch's SDPA or eager attention "
 			"instead (attn_implementation=\"sdpa\" or \"eager\" in transformers)"},
-	{"xformers", NULL, "build xformers for this GPU: TORCH_CUDA_ARCH_LIST=%2$d.%3$d pip install "
-		     "--no-binary xformers xformers"},
+	{"xformers", NULL, "build xformers for this GPU: TORCH_CUDA_ARCH_LIST=%2$d.%3$d pip "
+			   "install --no-binary xformers xformers"},
 	{"autoawq*", NULL, "the AWQ kernels need sm_80 (sm_75 for some): use an unquantised (fp16) "
 		     "or differently quantised model"},
-	{"nvidia-*-cu13", "/nvidia/cu13/", "CUDA 13 libraries dropped sm_50 to sm_72: use the CUDA 12 build of "
-			  "this library (its -cu12 wheel) with a CUDA 12 framework"},
-	{"nvidia-*", NULL, "this NVIDIA library has no code for sm_%1$d: check which GPUs its release "
-		     "supports"},
+	{"nvidia-*-cu13", "/nvidia/cu13/", "CUDA 13 libraries dropped sm_50 to sm_72: use the "
+					   "CUDA 12 build of this library (its -cu12 wheel) with a "
+					   "CUDA 12 framework"},
+	{"nvidia-*", NULL, "this NVIDIA library has no code for sm_%1$d: check which GPUs its "
+			   "release supports"},
 	{"*", NULL, "ask the maintainers for +PTX builds (PTX for compute_%1$d or lower runs on "
 	      "sm_%1$d), or build it from source for sm_%1$d (TORCH_CUDA_ARCH_LIST=%2$d.%3$d for "
 	      "PyTorch extensions)"},
