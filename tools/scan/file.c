@@ -338,6 +338,10 @@ static void read_fatbins(struct reader *r, const uint8_t *p, size_t n)
 static void search_fatbins(struct reader *r, const uint8_t *p, size_t n, size_t file_off)
 {
 	size_t off = (8 - file_off % 8) % 8;
+	uintptr_t page = (uintptr_t)p & ~(uintptr_t)4095;
+
+	/* Read whole: in order, with read-ahead. */
+	madvise((void *)page, n + ((uintptr_t)p - page), MADV_SEQUENTIAL);
 
 	for (; off + FB_HEADER_BYTES <= n; off += 8) {
 		size_t size;
@@ -532,6 +536,10 @@ void scan_file(struct scan *s, const char *path, int fd, uint64_t size)
 		scan_problem(s, path, "cannot map: %s", strerror(errno));
 		return;
 	}
+	/* Without --deep, the entry headers are what is read, scattered through the file:
+	 * the pages they are on, not the read-ahead around them.  --deep reads payloads. */
+	if (!s->opt.deep)
+		madvise(map, (size_t)size, MADV_RANDOM);
 	r.map = map;
 	r.len = (size_t)size;
 	if (!handler) {
