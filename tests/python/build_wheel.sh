@@ -5,7 +5,12 @@
 # Usage: build_wheel.sh TOOLS_PYTHON SOURCE_ROOT BUILD_DIR OUTPUT
 set -eu
 python=$1 src=$2 build=$3 output=$4
-[ -x "$python" ] || { echo "no $python: tests/python/install.sh installs it" >&2; exit 1; }
+# Without the tools the build goes on (a developer's `ninja`); the python suite's tests then
+# fail with this line, which they find in OUTPUT instead of a wheel's path.
+if [ ! -x "$python" ]; then
+	echo "no wheel: $python is missing (tests/python/install.sh installs it)" >"$output"
+	exit 0
+fi
 rm -rf "$build/wheel"
 "$python" -m build --wheel --no-isolation --outdir "$build/wheel" \
 	-Cbuild-dir="$build/wheel-build" "$src" >"$build/wheel.log" 2>&1 ||

@@ -10,6 +10,7 @@
 # BF16SHIM_SIMDIR names the simulated stack.
 set -u
 tools=$1 wheel=$(cat "$2") python=$3 kernel=$4
+[ -f "$wheel" ] || { echo "FAIL: $wheel"; exit 1; }
 shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 for p in "$tools" "$python"; do

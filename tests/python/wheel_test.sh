@@ -11,6 +11,7 @@ set -u
 . "$(dirname "$0")/../command/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 wheel=$(cat "$1") tools=$2 version=$3
+[ -f "$wheel" ] || { echo "FAIL: $wheel"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 unset LD_PRELOAD LD_LIBRARY_PATH BF16SHIM_LIB TRITON_PTXAS_PATH BF16SHIM_LOWER PYTHONPATH
