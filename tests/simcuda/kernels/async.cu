@@ -76,28 +76,30 @@ extern "C" __global__ void barrier_copy(const uint32_t *in, uint32_t *out, int n
 	}
 }
 
-// Zero-filling copies: lane l copies 16 bytes of in + 4l to buf[4l..4l+3] with src-size
-// sizes[l] (0 to 16), then again with ignore-src = (l % 3 == 0); out gets both buffers.
+// Zero-filling copies: lane l copies 16 bytes of in + 4l into buf[0][4l..4l+3] with src-size
+// sizes[l] (0 to 16), into buf[1] with ignore-src = (l % 3 == 0), and 4 bytes of in + 4l + 3
+// into buf[2][4l]; out receives the three buffers.
 extern "C" __global__ void zero_fill(const uint32_t *in, const uint32_t *sizes, uint32_t *out)
 {
-	__shared__ __align__(16) uint32_t buf[2][128];
+	__shared__ __align__(16) uint32_t buf[3][128];
 	uint32_t l = threadIdx.x;
-	for (int i = 0; i < 4; i++)
-		buf[0][4 * l + i] = buf[1][4 * l + i] = 0xdeadbeefu;
+	for (int b = 0; b < 3; b++)
+		for (int i = 0; i < 4; i++)
+			buf[b][4 * l + i] = 0xdeadbeefu;
 	uint32_t d0 = (uint32_t)__cvta_generic_to_shared(&buf[0][4 * l]);
 	uint32_t d1 = (uint32_t)__cvta_generic_to_shared(&buf[1][4 * l]);
+	uint32_t d2 = (uint32_t)__cvta_generic_to_shared(&buf[2][4 * l]);
 	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
 		     :: "r"(d0), "l"(in + 4 * l), "r"(sizes[l]) : "memory");
 	asm volatile("{ .reg .pred p; setp.eq.u32 p, %2, 0;\n"
 		     "cp.async.ca.shared.global.L2::128B [%0], [%1], 16, p; }"
 		     :: "r"(d1), "l"(in + 4 * l), "r"(l % 3) : "memory");
 	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;"
-		     :: "r"(d1 + 12), "l"(in + 4 * l + 3) : "memory");
+		     :: "r"(d2), "l"(in + 4 * l + 3) : "memory");
 	asm volatile("cp.async.wait_all;" ::: "memory");
-	for (int i = 0; i < 4; i++) {
-		out[4 * l + i] = buf[0][4 * l + i];
-		out[128 + 4 * l + i] = buf[1][4 * l + i];
-	}
+	for (int b = 0; b < 3; b++)
+		for (int i = 0; i < 4; i++)
+			out[128 * b + 4 * l + i] = buf[b][4 * l + i];
 }
 
 // A bug: the thread reads the shared words its own copy writes before waiting for it.

@@ -48,21 +48,22 @@ TILE_KERNEL(wmma_f16_8x32x16_cc_f32, 8, 32, 16, wmma::col_major, wmma::col_major
 TILE_KERNEL(wmma_f16_8x32x16_rc_f16, 8, 32, 16, wmma::row_major, wmma::col_major, half)
 
 // The same product with A and B staged in shared memory at a padded stride first: wmma.load
-// from .shared with a stride that is not the matrix width.
+// from .shared with a stride that is not the matrix width (rows stay 32-byte aligned, as
+// the ISA's "Matrix Storage for WMMA" requires).
 extern "C" __global__ void wmma_f16_shared(const half *a, const half *b, const float *c,
 					   float *d)
 {
-	__shared__ __align__(32) half sa[16 * 24], sb[16 * 24];
+	__shared__ __align__(32) half sa[16 * 32], sb[16 * 32];
 	for (int i = threadIdx.x; i < 256; i += 32) {
-		sa[(i / 16) * 24 + i % 16] = a[i];
-		sb[(i / 16) * 24 + i % 16] = b[i];
+		sa[(i / 16) * 32 + i % 16] = a[i];
+		sb[(i / 16) * 32 + i % 16] = b[i];
 	}
 	__syncwarp();
 	wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
 	wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb;
 	wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-	wmma::load_matrix_sync(fa, sa, 24);
-	wmma::load_matrix_sync(fb, sb, 24);
+	wmma::load_matrix_sync(fa, sa, 32);
+	wmma::load_matrix_sync(fb, sb, 32);
 	wmma::load_matrix_sync(acc, c, 16, wmma::mem_row_major);
 	wmma::mma_sync(acc, fa, fb, acc);
 	wmma::store_matrix_sync(d, acc, 16, wmma::mem_row_major);
