@@ -1,5 +1,5 @@
 """Triton's fp16 tl.dot on the simulated GPUs: Triton's tutorial matmul with fp16 operands and
-an fp32 accumulator (kernels.matmul_f16), compiled with GPUTarget and no GPU for Ampere
+an fp32 accumulator and output (kernels.matmul), compiled with GPUTarget and no GPU for Ampere
 (sm_80: mma.sync.m16n8k16 fed by ldmatrix from shared memory that cp.async fills, three
 stages in flight) and Turing (sm_75: Triton 3.9 lowers fp16 tl.dot there to fp32 FMAs, not
 mma; the run says which instructions it got), launched on the simulated GPU of the same
@@ -36,9 +36,10 @@ NEEDS = {75: [r"(mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.f16\.f16\.f32|fma\.
 
 class Dot:
     """cases.py's interface: name, fn, args() and check()."""
-    fn = "matmul_f16"
+    fn = "matmul"
     m, n, k = 96, 72, 160     # k spans several stages; n not a multiple of the block
-    blocks = dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2)
+    blocks = dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2,
+                  OUT_BF16=False)
 
     def __init__(self, exact):
         self.exact = exact
@@ -80,7 +81,7 @@ def compile_all(outdir, targets):
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource, make_backend
 
-    from kernels import matmul_f16
+    from kernels import matmul
     from run_triton import specialize, with_stderr
 
     results = []
@@ -88,11 +89,11 @@ def compile_all(outdir, targets):
         target = GPUTarget("cuda", sm, 32)
         case = CASES[0]
         args, constexprs, num_warps, _, _ = case.args()
-        options, signature, constants, attrs = specialize(matmul_f16, make_backend(target), args,
+        options, signature, constants, attrs = specialize(matmul, make_backend(target), args,
                                                           constexprs, num_warps)
         opts = dict(options.__dict__, num_stages=3 if sm >= 80 else 2)
         k, log = with_stderr(lambda: triton.compile(
-            ASTSource(matmul_f16, signature, constants, attrs), target=target, options=opts))
+            ASTSource(matmul, signature, constants, attrs), target=target, options=opts))
         r = dict(sm=sm)
         if isinstance(k, Exception):
             r.update(ok=False, error=f"{type(k).__name__}: {str(k)[:300]}")
