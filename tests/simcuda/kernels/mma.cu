@@ -157,3 +157,22 @@ extern "C" __global__ void m8n8k4_f64(const uint32_t *in, uint32_t *out)
 	o[2] = __double2loint(d1);
 	o[3] = __double2hiint(d1);
 }
+
+// The inner loop of a tensor-core GEMM: per iteration one mma.m16n8k16 (f16 in, f32
+// accumulation) and the few integer instructions that change its operands and count.
+// bench_ptx measures the interpreter's speed on it.
+extern "C" __global__ void mma_loop(const uint32_t *in, uint32_t *out, int iters)
+{
+	IO(10, 4);
+	float d[4] = { F(6), F(7), F(8), F(9) };
+	uint32_t a0 = r[0], a1 = r[1], a2 = r[2], a3 = r[3], b0 = r[4], b1 = r[5];
+	for (int i = 0; i < iters; i++) {
+		asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+			     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+			     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+			     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+		a0 ^= 0x80008000u;
+		b1 ^= 0x00010001u;
+	}
+	STORE_F(4, d);
+}

@@ -23,6 +23,9 @@ int ptx__mx_pos(const pmx *x, int which, int lane, int r, int j, int *row, int *
 void ptx__mx_dims(const pmx *x, int which, int *rows, int *cols);
 /* Registers of a fragment that hold distinct elements (the rest repeat them). */
 int ptx__mx_unique(const pmx *x, int which);
+/* Lays out, once at load, where each fragment element of x goes in the engine's matrices
+ * (x->tab); 0, or -1 when out of memory. */
+int ptx__mx_prepare(pdec *D, pmx *x);
 /* D = A * B + C over the warp's registers (x->r: d, a, b, c). */
 void ptx__mx_exec(pwarp *w, const pmx *x);
 /* The handler of mma and wmma.mma: the whole warp, then the engine. */

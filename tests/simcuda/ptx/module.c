@@ -128,6 +128,7 @@ void ptx_module_free(ptx_module *m)
 	free(m->bound);
 	free(m->calls);
 	free(m->mx);
+	free(m->mxtab);
 	free(m->pool);
 	free(m);
 }

@@ -516,6 +516,9 @@ static int dec_copy(pdec *D)
 	if (extra) {
 		if (is_pred(D, 3)) {
 			int neg;
+			if (D->P->m->ptx_version < 75)   /* ptxas 13.0's words, its spelling too */
+				return dx_fail(D, PTX_EARCH, "Feature 'igonre-src on cp.async' requires "
+					       "PTX ISA .version 7.5 or later");
 			in->s[2] = dx_pred(D, 3, &neg);
 			if (neg)
 				in->flags |= F_NEG3;
@@ -601,6 +604,13 @@ static int dec_mbarrier(pdec *D)
 		in->mode2 = (uint8_t)dx_take(D, W_noComplete);
 		if (dx_nops(D, in->mode2 ? 3 : 2, 3) || dx_addr(D, 1) < -1)
 			return dx_bad(D);
+		/* A count without .noComplete: sm_90, PTX ISA 7.8 (9.7.13.15.13; ptxas's words). */
+		if (D->nops == 3 && !in->mode2 && (D->P->m->arch_sm < 90 || D->P->m->ptx_version < 78))
+			return dx_fail(D, PTX_EARCH, "Feature 'mbarrier.%s with count argument and "
+				       "without '.noComplete' modifier' requires %s",
+				       mode == M_ARRIVE ? "arrive" : "arrive_drop",
+				       D->P->m->arch_sm < 90 ? ".target sm_90 or higher"
+							     : "PTX ISA .version 7.8 or later");
 		in->d[0] = dx_dst(D, 0);
 		if (D->nops == 3)
 			in->s[0] = dx_src(D, 2, T_u32);

@@ -147,6 +147,8 @@ int ptx__dec_mx_operands(pdec *D, pmx *x)
 	x->blk = (uint8_t)ptx__mx_block(D->P->m->device_sm, x->at, x->k);
 	x->nd = (uint8_t)ptx__mx_unique(x, FR_D);
 	x->nc = (uint8_t)ptx__mx_unique(x, FR_C);
+	if (ptx__mx_prepare(D, x))
+		return -1;
 	uint32_t *r = x->r;
 	if (dx_nops(D, 4, 4) || dx_reglist(D, 0, x->nd, 1, x->dt, r) ||
 	    dx_reglist(D, 1, x->na, 0, T_b32, r + x->nd) ||

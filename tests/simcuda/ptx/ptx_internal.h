@@ -253,6 +253,7 @@ typedef struct pmx {
 	uint8_t sat, bitop, rnd;      /* .satfinite; .xor/.and of b1; f64 rounding */
 	uint8_t blk;                  /* products per accumulation block (mma.h) */
 	uint8_t which, space;         /* wmma.load/store: matrix (0 a, 1 b, 2 c/d) and space */
+	uint32_t tab[4];              /* A, B, C, D: offsets into the module's mxtab (tcore.c) */
 	uint32_t r[MX_REGS];          /* d, a, b, c in that order; wmma.load/store: the fragment */
 } pmx;
 
@@ -261,6 +262,8 @@ struct ptx_module {
 	int async_delay;          /* cp.async completes only when waited for (ptx.h) */
 	pmx *mx;
 	uint32_t nmx, mx_cap;
+	uint16_t *mxtab;          /* per fragment element: its index in the matrix (tcore.c) */
+	uint32_t nmxtab, mxtab_cap;
 	pinsn *code;
 	uint32_t ncode, code_cap;
 	pfunc *funcs;

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "mma.h"
+#include "parse.h"
 
 #define MX_MAXA 4096          /* elements of the largest operand: m16n8k256 .b1 A */
 
@@ -189,21 +190,55 @@ static double elem(uint64_t v, int t, int j)
 	}
 }
 
-/* Reads fragment `which` of every lane into mat[prob][row][col] (transposed: [col][row]). */
-static void unpack(pwarp *w, const pmx *x, int which, const uint32_t *regs, double *mat,
-		   int transpose)
+/* Index of element (lane, register, j) of each fragment in the engine's matrices:
+ * A[prob][row][col], B transposed (Bt[prob][col][row]), C and D [prob][row][col]. */
+int ptx__mx_prepare(pdec *D, pmx *x)
 {
-	int t = frag_type(x, which), e = per_reg(t), nu = ptx__mx_unique(x, which), rows, cols;
-	ptx__mx_dims(x, which, &rows, &cols);
+	ptx_module *m = D->P->m;
+	for (int which = FR_A; which <= FR_D; which++) {
+		int e = per_reg(frag_type(x, which)), nu = ptx__mx_unique(x, which), rows, cols;
+		uint32_t need = (uint32_t)(nu * WARP * e);
+		ptx__mx_dims(x, which, &rows, &cols);
+		uint16_t *t = ptx__grow(D->P, m->mxtab, &m->mxtab_cap, m->nmxtab + need, sizeof(uint16_t));
+		if (!t)
+			return -1;
+		m->mxtab = t;
+		x->tab[which] = m->nmxtab;
+		for (int r = 0; r < nu; r++)
+			for (int l = 0; l < WARP; l++)
+				for (int j = 0; j < e; j++) {
+					int row, col, prob = x->kind == MXK_MMA884 ? (l >> 2) & 3 : 0;
+					ptx__mx_pos(x, which, l, r, j, &row, &col);
+					t[m->nmxtab++] = (uint16_t)(prob * rows * cols +
+								  (which == FR_B ? col * rows + row
+										 : row * cols + col));
+				}
+	}
+	return 0;
+}
+
+/* Reads fragment `which` of every lane into the engine's matrix mat (the 16-bit types,
+ * the common case, without the per-element type switch). */
+static void unpack(pwarp *w, const pmx *x, int which, const uint32_t *regs, double *mat)
+{
+	int t = frag_type(x, which), e = per_reg(t), nu = ptx__mx_unique(x, which);
+	const uint16_t *idx = w->b->m->mxtab + x->tab[which];
 	for (int r = 0; r < nu; r++) {
 		const uint64_t *R = R(regs[r]);
-		for (int l = 0; l < WARP; l++) {
-			double *p = mat + (x->kind == MXK_MMA884 ? ((l >> 2) & 3) * rows * cols : 0);
-			for (int j = 0; j < e; j++) {
-				int row, col;
-				ptx__mx_pos(x, which, l, r, j, &row, &col);
-				p[transpose ? col * rows + row : row * cols + col] = elem(R[l], t, j);
+		if (t == T_f16) {
+			for (int l = 0; l < WARP; l++, idx += 2) {
+				mat[idx[0]] = f16_value((uint32_t)R[l] & 0xffff);
+				mat[idx[1]] = f16_value((uint32_t)(R[l] >> 16) & 0xffff);
 			}
+		} else if (t == T_bf16) {
+			for (int l = 0; l < WARP; l++, idx += 2) {
+				mat[idx[0]] = f32_of((R[l] & 0xffff) << 16);
+				mat[idx[1]] = f32_of(R[l] & 0xffff0000u);
+			}
+		} else {
+			for (int l = 0; l < WARP; l++, idx += e)
+				for (int j = 0; j < e; j++)
+					mat[idx[j]] = elem(R[l], t, j);
 		}
 	}
 }
@@ -228,47 +263,54 @@ static uint32_t f32_rz(double v)
 	return sign | (uint32_t)(((1ull << 52) | man) >> (52 - (e + 149)));
 }
 
-/* c + a[0] * b[0] + ... + a[n-1] * b[n-1], one tensor-core block (see the top). */
-static uint32_t tc_block(uint32_t c, const double *a, const double *b, int n)
+/* A block with a NaN, an infinity or nothing but zeros among its terms. */
+static uint32_t tc_special(const double *t, int nt)
 {
-	double t[33];
-	int nt = 0, nan = 0, pinf = 0, ninf = 0, negzero = 1, emax = -100000;
-	double cv = f32_of(c);
-	t[nt++] = cv;
-	for (int i = 0; i < n; i++)
-		t[nt++] = a[i] * b[i];
+	int nan = 0, pinf = 0, ninf = 0, negzero = 1;
 	for (int i = 0; i < nt; i++) {
-		uint64_t u = of_f64(t[i]);
-		int e = (int)((u >> 52) & 0x7ff);
-		if (e == 0x7ff) {
-			if (u & ((1ull << 52) - 1))
-				nan = 1;
-			else if (u >> 63)
-				ninf = 1;
-			else
-				pinf = 1;
-			continue;
-		}
-		if (t[i] != 0 || !(u >> 63))
+		if (isnan(t[i]))
+			nan = 1;
+		else if (isinf(t[i]))
+			*(t[i] > 0 ? &pinf : &ninf) = 1;
+		else if (t[i] != 0 || !signbit(t[i]))
 			negzero = 0;
-		if (t[i] != 0 && e > emax)
-			emax = e;     /* products of 16- and 19-bit inputs are never double subnormals */
 	}
 	if (nan || (pinf && ninf))
 		return 0x7fffffffu;
 	if (pinf || ninf)
 		return pinf ? 0x7f800000u : 0xff800000u;
-	if (emax == -100000)
-		return negzero ? 0x80000000u : 0;
+	return negzero ? 0x80000000u : 0;
+}
+
+/* c + a[0] * b[0] + ... + a[n-1] * b[n-1], one tensor-core block (see the top). */
+static uint32_t tc_block(uint32_t c, const double *a, const double *b, int n)
+{
+	double t[33];
+	int nt = n + 1;
+	t[0] = f32_of(c);
+	/* The largest biased exponent: zeros give 0 (products of 16- and 19-bit inputs are
+	 * never double subnormals), NaN and infinities 0x7ff. */
+	uint64_t emax = (of_f64(t[0]) >> 52) & 0x7ff;
+	for (int i = 0; i < n; i++) {
+		t[i + 1] = a[i] * b[i];
+		uint64_t e = (of_f64(t[i + 1]) >> 52) & 0x7ff;
+		emax = e > emax ? e : emax;
+	}
+	if (emax == 0x7ff || emax == 0)
+		return tc_special(t, nt);
 	/* Keep 24 bits below and including the largest term's leading bit. */
-	int q = emax - 1023 - 23;
+	int q = (int)emax - 1023 - 23;
 	double down = f64_of((uint64_t)(1023 - q) << 52), up = f64_of((uint64_t)(1023 + q) << 52);
-	int64_t sum = 0;
-	for (int i = 0; i < nt; i++)
-		sum += (int64_t)(t[i] * down);
-	if (!sum)
-		return 0;
-	return f32_rz((double)sum * up);
+	int64_t s0 = 0, s1 = 0;
+	int i = 0;
+	for (; i + 1 < nt; i += 2) {
+		s0 += (int64_t)(t[i] * down);
+		s1 += (int64_t)(t[i + 1] * down);
+	}
+	if (i < nt)
+		s0 += (int64_t)(t[i] * down);
+	s0 += s1;
+	return s0 ? f32_rz((double)s0 * up) : 0;
 }
 
 static uint32_t sat_s32(int64_t v, int sat)
@@ -310,12 +352,12 @@ static uint64_t compute(const pmx *x, const double *a, const double *b, double c
 void ptx__mx_exec(pwarp *w, const pmx *x)
 {
 	double A[MX_MAXA], Bt[MX_MAXA / 2], C[4 * 256];
+	uint64_t dv[4 * 256];
 	int np = x->kind == MXK_MMA884 ? 4 : 1, M = x->m, N = x->n, K = x->k;
 	const uint32_t *rd = x->r, *ra = rd + x->nd, *rb = ra + x->na, *rc = rb + x->nb;
-	unpack(w, x, FR_A, ra, A, 0);
-	unpack(w, x, FR_B, rb, Bt, 1);
-	unpack(w, x, FR_C, rc, C, 0);
-	uint64_t dv[4 * 256];
+	unpack(w, x, FR_A, ra, A);
+	unpack(w, x, FR_B, rb, Bt);
+	unpack(w, x, FR_C, rc, C);
 	for (int p = 0; p < np; p++)
 		for (int i = 0; i < M; i++)
 			for (int j = 0; j < N; j++)
@@ -325,18 +367,13 @@ void ptx__mx_exec(pwarp *w, const pmx *x)
 	/* Pack D (its registers may be those of A, B or C: all were read above). */
 	int e = per_reg(x->dt), bits = ptx__mx_bits(x->dt);
 	uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+	const uint16_t *idx = w->b->m->mxtab + x->tab[FR_D];
 	for (int r = 0; r < x->nd; r++) {
-		if (rd[r] == NOREG)
-			continue;
 		uint64_t *R = R(rd[r]);
-		for (int l = 0; l < WARP; l++) {
+		for (int l = 0; l < WARP; l++, idx += e) {
 			uint64_t v = 0;
-			const uint64_t *p = dv + (np > 1 ? ((l >> 2) & 3) * M * N : 0);
-			for (int j = 0; j < e; j++) {
-				int row, col;
-				ptx__mx_pos(x, FR_D, l, r, j, &row, &col);
-				v |= (p[row * N + col] & mask) << (bits * j);
-			}
+			for (int j = 0; j < e; j++)
+				v |= (dv[idx[j]] & mask) << (bits * j);
 			R[l] = v;
 		}
 	}
