@@ -3,7 +3,8 @@
 # content: the sources, this script, the nvcc release and the CUTLASS version name a cache
 # folder, and a build found there is reused (CUTLASS takes minutes to compile on two cores).
 # Prints the folder, which holds cutlass_gemm_sm75 and cutlass_gemm_sm80 (PTX for compute_75
-# and compute_80 only: the simulator runs PTX).
+# and compute_80 only: the simulator runs PTX) and cute_gemm (the package's cute tutorial
+# HGEMM for compute_80, cute_gemm.cu).
 #   usage: build.sh NVCC
 # BF16SHIM_CACHE: the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/bf16shim).
 set -eu
@@ -11,10 +12,12 @@ NVCC=$1
 SRC=$(cd "$(dirname "$0")" && pwd)
 VERSION=4.2.0.0
 CACHE=${BF16SHIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bf16shim}
-key=$({ cat "$SRC/cutlass_gemm.cu" "$SRC/build.sh"; "$NVCC" --version; echo "$VERSION"; } |
+key=$({ cat "$SRC/cutlass_gemm.cu" "$SRC/cute_gemm.cu" "$SRC/build.sh"; "$NVCC" --version
+	echo "$VERSION"; } |
 	sha256sum | cut -c1-16)
 out=$CACHE/cutlass-gemm-$key
-if [ -x "$out/cutlass_gemm_sm75" ] && [ -x "$out/cutlass_gemm_sm80" ]; then
+if [ -x "$out/cutlass_gemm_sm75" ] && [ -x "$out/cutlass_gemm_sm80" ] && [ -x "$out/cute_gemm" ]
+then
 	echo "$out"
 	exit 0
 fi
@@ -30,18 +33,21 @@ if [ ! -f "$headers/.installed" ]; then
 	mv "$headers.tmp" "$headers"
 	touch "$headers/.installed"
 fi
-inc=$headers/cutlass_library/source/include
+pkg=$headers/cutlass_library/source
 tmp=$out.tmp.$$
 rm -rf "$tmp"
 mkdir -p "$tmp"
 start=$(date +%s)
 for sm in 75 80; do
-	"$NVCC" -std=c++17 -O1 --expt-relaxed-constexpr -cudart shared -I "$inc" \
+	"$NVCC" -std=c++17 -O1 --expt-relaxed-constexpr -cudart shared -I "$pkg/include" \
 		-gencode "arch=compute_$sm,code=compute_$sm" -DTEST_SM=$sm \
 		"$SRC/cutlass_gemm.cu" -o "$tmp/cutlass_gemm_sm$sm" >&2 &
 done
+"$NVCC" -std=c++17 -O1 --expt-relaxed-constexpr -cudart shared -I "$pkg/include" \
+	-I "$pkg/tools/util/include" -I "$pkg/examples" -gencode arch=compute_80,code=compute_80 \
+	"$SRC/cute_gemm.cu" -o "$tmp/cute_gemm" >&2 &
 wait
-[ -x "$tmp/cutlass_gemm_sm75" ] && [ -x "$tmp/cutlass_gemm_sm80" ] ||
+[ -x "$tmp/cutlass_gemm_sm75" ] && [ -x "$tmp/cutlass_gemm_sm80" ] && [ -x "$tmp/cute_gemm" ] ||
 	{ echo "build.sh: nvcc failed" >&2; rm -rf "$tmp"; exit 1; }
 echo "build.sh: built in $(($(date +%s) - start)) s into $out" >&2
 rm -rf "$out"
