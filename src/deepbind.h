@@ -1,6 +1,6 @@
 /* dlopen with RTLD_DEEPBIND puts the loaded object's own dependencies before the global
  * scope for its symbol lookups, so its calls into cuBLAS never reach a preloaded library
- * (preampere.md).  That cannot be intercepted; it is detected and said once. */
+ * (doc/facts.md).  That cannot be intercepted; it is detected and said once. */
 #ifndef BF16SHIM_DEEPBIND_H
 #define BF16SHIM_DEEPBIND_H
 

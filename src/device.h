@@ -23,7 +23,7 @@ int device_min_sm(void);
 void device_forget_handle(abi_handle handle);
 
 /* Pure helper: does a part of this name and architecture have tensor cores?
- * GTX 16xx are sm_75 without them (preampere.md). */
+ * GTX 16xx are sm_75 without them (doc/facts.md). */
 int device_has_tensor_cores(int sm, const char *name);
 
 #endif

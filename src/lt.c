@@ -1,26 +1,29 @@
-/* The cuBLASLt dispatcher: export -> describe (lt_describe.c) -> plan_lt -> forward, rewrite
- * on the GEMM paths with the epilogue fused, or the real cuBLASLt with plain fp32 compute.
- * The heuristic answers for a rewrite with an algorithm of ours, which cublasLtMatmul
- * recognises later whatever the plan then says. */
+/* cuBLASLt calls: the entries behind the exported names.  A matmul the gate keeps is read
+ * (lt_describe.c), planned (plan_lt) and described as a GEMM with its plan, then handed to
+ * the walk (walk.h), which forwards it, rewrites it on the GEMM paths with the epilogue
+ * fused, or forwards it with plain fp32 compute.  The heuristic answers for a rewrite with
+ * an algorithm of ours, which cublasLtMatmul recognises later whatever the plan then says. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
 #include "device.h"
+#include "gate.h"
 #include "gemm.h"
 #include "log.h"
 #include "lt.h"
-#include "trace.h"
 #include "real.h"
 #include "rewrite/rewrite.h"
+#include "trace.h"
+#include "walk.h"
 
 static abi_status forward_matmul(const struct lt_matmul_args *a, abi_lt_desc desc,
 				 const abi_lt_algo *algo)
 {
-	return real_cublaslt.cublasLtMatmul(a->handle, desc, a->alpha, a->a, a->adesc, a->b, a->bdesc,
-				      a->beta, a->c, a->cdesc, a->d, a->ddesc, algo, a->workspace,
-				      a->workspace_bytes, a->stream);
+	return real_cublaslt.cublasLtMatmul(a->handle, desc, a->alpha, a->a, a->adesc, a->b,
+					    a->bdesc, a->beta, a->c, a->cdesc, a->d, a->ddesc,
+					    algo, a->workspace, a->workspace_bytes, a->stream);
 }
 
 /* The original call; our algorithm means nothing to cuBLASLt, so it gets none instead. */
@@ -29,49 +32,35 @@ static abi_status forward_original(const struct lt_matmul_args *a)
 	return forward_matmul(a, a->desc, lt_algo_is_ours(a->algo) ? NULL : a->algo);
 }
 
-static abi_status forward_lt(const struct gemm_call *c, int algo)
+static abi_status with_compute_32f(const struct lt_matmul_args *a)
 {
-	(void)algo; /* an Lt call's algorithm is its own (the plan never changes it) */
+	abi_lt_desc nd;
+	abi_status st;
+
+	if (!lt_desc_with_compute(a->desc, ABI_COMPUTE_32F, &nd)) {
+		shim_log_once("lt compute copy", LOG_WARN, LOG_BY_SHIM, "cannot copy a cuBLASLt "
+			      "descriptor to change its compute type: passing the call through");
+		return forward_original(a);
+	}
+	st = forward_matmul(a, nd, lt_algo_is_ours(a->algo) ? NULL : a->algo);
+	real_cublaslt.cublasLtMatmulDescDestroy(nd);
+	return st;
+}
+
+/* A described matmul back into cuBLASLt: as it came, or with plain fp32 compute (an Lt
+ * call's algorithm is its own: the plan never changes it). */
+static abi_status forward_lt(const struct gemm_call *c, enum decision how)
+{
+	if (how == DECIDE_PASS_COMPUTE_32F)
+		return with_compute_32f(c->lt->args);
 	return forward_original(c->lt->args);
 }
 
 static abi_status forward_heuristic(const struct lt_heuristic_args *a, abi_lt_desc desc)
 {
 	return real_cublaslt.cublasLtMatmulAlgoGetHeuristic(a->handle, desc, a->adesc, a->bdesc,
-						      a->cdesc, a->ddesc, a->pref, a->requested,
-						      a->results, a->returned);
-}
-
-static abi_status lt_matmul LT_MATMUL_PARAMS;
-/* lt.h: every thread starts on lt_matmul; cuBLAS's entries switch to lt_matmul_nested. */
-__thread lt_matmul_fn lt_matmul_route __attribute__((tls_model("initial-exec"))) = lt_matmul;
-lt_matmul_fn lt_matmul_nested = lt_matmul;
-
-/* Once the real cuBLASLt is found, the entries may pass calls straight to it. */
-static void lt_ready(void)
-{
-	if (!real_cublaslt_find())
-		return;
-	if (real_cublaslt.cublasLtMatmul)
-		__atomic_store_n(&lt_matmul_nested, real_cublaslt.cublasLtMatmul, __ATOMIC_RELAXED);
-	__atomic_fetch_or(&shim_fast_lt, (shim_passes_all() ? SHIM_FAST_PASS_ALL : 0) |
-			  SHIM_FAST_READY, __ATOMIC_RELEASE);
-}
-
-/* Straight to the real function for calls made while the shim works (shim_depth: its own,
- * and cuBLAS's inside them) and when shim_passes_all(), unless the algorithm is one our
- * heuristic returned.  The first call finds cuBLASLt. */
-static inline int lt_passes(const abi_lt_algo *algo)
-{
-	unsigned w = __atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE);
-
-	if (__builtin_expect(!(w & SHIM_FAST_READY), 0)) {
-		lt_ready();
-		w = __atomic_load_n(&shim_fast_lt, __ATOMIC_ACQUIRE);
-		if (!(w & SHIM_FAST_READY))
-			return 0;
-	}
-	return (shim_depth || (w & SHIM_FAST_PASS_ALL)) && !lt_algo_is_ours(algo);
+							    a->cdesc, a->ddesc, a->pref,
+							    a->requested, a->results, a->returned);
 }
 
 /* Once per distinct call and decision: rewrites at info; a bf16 call passed through below
@@ -121,57 +110,49 @@ static int plan_of(abi_lt_handle handle, abi_lt_desc desc, abi_lt_layout a, abi_
 	return 1;
 }
 
-static abi_status with_compute_32f(const struct lt_matmul_args *a)
-{
-	abi_lt_desc nd;
-	abi_status st;
-
-	if (!lt_desc_with_compute(a->desc, ABI_COMPUTE_32F, &nd)) {
-		shim_log_once("lt compute copy", LOG_WARN, LOG_BY_SHIM, "cannot copy a cuBLASLt "
-			      "descriptor to change its compute type: passing the call through");
-		return forward_original(a);
-	}
-	st = forward_matmul(a, nd, lt_algo_is_ours(a->algo) ? NULL : a->algo);
-	real_cublaslt.cublasLtMatmulDescDestroy(nd);
-	return st;
-}
-
-/* The rewrite: the plan's column-major GEMM over the caller's pointers, writing D.  When D
- * is not C, C is copied into D first (stream-ordered) unless beta is a host zero, and the
- * GEMM then updates D in place. */
-static abi_status rewrite(const struct lt_matmul_args *a, const struct plan_lt_call *pc,
-			  const struct device_facts *dev, const struct lt_plan *p)
+/* The planned matmul as the walk takes it: the plan's column-major GEMM over the caller's
+ * pointers, writing D, with the bias and activation to fuse. */
+static struct gemm_call described(const struct lt_matmul_args *a,
+				  const struct plan_lt_call *pc, const struct lt_plan *p,
+				  const struct gemm_lt *lt)
 {
 	const struct plan_lt_matrix *ma = p->transposed ? &pc->b : &pc->a;
 	const struct plan_lt_matrix *mb = p->transposed ? &pc->a : &pc->b;
-	const void *pa = p->transposed ? a->b : a->a, *pb = p->transposed ? a->a : a->b;
 	int64_t batch = pc->d.batch;
-	struct gemm_lt lt = {a->stream, pc->pmode == ABI_LT_POINTER_MODE_DEVICE
-						? ABI_POINTER_MODE_DEVICE
-						: ABI_POINTER_MODE_HOST, a};
-	struct gemm_call call, *g = &call;
-	float beta = 1;
-
-	*g = (struct gemm_call){
+	struct gemm_call g = {
 		.api = "cublasLtMatmul", .forward = forward_lt, .backend = &rewrite_via_cublaslt,
 		.handle = a->handle,
 		.transa = p->gemm.transa, .transb = p->gemm.transb, .m = p->gemm.m,
-		.n = p->gemm.n, .k = p->gemm.k, .alpha = a->alpha, .beta = a->beta, .a = pa,
-		.b = pb, .c = a->d, .atype = p->gemm.atype, .btype = p->gemm.btype,
-		.ctype = pc->d.type, .lda = ma->ld, .ldb = mb->ld, .ldc = pc->d.ld,
+		.n = p->gemm.n, .k = p->gemm.k, .alpha = a->alpha, .beta = a->beta,
+		.a = p->transposed ? a->b : a->a, .b = p->transposed ? a->a : a->b, .c = a->d,
+		.atype = p->gemm.atype, .btype = p->gemm.btype, .ctype = pc->d.type,
+		.lda = ma->ld, .ldb = mb->ld, .ldc = pc->d.ld,
 		.stride_a = batch > 1 ? ma->stride : 0, .stride_b = batch > 1 ? mb->stride : 0,
-		.stride_c = batch > 1 ? pc->d.stride : 0, .batch = batch,
+		.stride_c = batch > 1 ? pc->d.stride : 0, .batch = p->gemm.batch,
 		.compute = pc->compute, .algo = ABI_GEMM_DEFAULT, .first_status = -1,
-		.lt = &lt, .workspace = a->workspace, .workspace_bytes = a->workspace_bytes};
+		.lt = lt, .workspace = a->workspace, .workspace_bytes = a->workspace_bytes};
+
 	if (p->has_bias) {
-		g->epilogue.bias = pc->bias;
-		g->epilogue.bias_type = pc->bias_type == -1 ? pc->d.type : pc->bias_type;
+		g.epilogue.bias = pc->bias;
+		g.epilogue.bias_type = pc->bias_type == -1 ? pc->d.type : pc->bias_type;
 		/* D's rows are the transposed problem's columns. */
-		g->epilogue.bias_along = p->transposed;
-		g->epilogue.bias_batch_stride = batch > 1 ? pc->bias_stride : 0;
+		g.epilogue.bias_along = p->transposed;
+		g.epilogue.bias_batch_stride = batch > 1 ? pc->bias_stride : 0;
 	}
-	g->epilogue.act = p->act;
-	if (lt.pmode == ABI_POINTER_MODE_HOST)
+	g.epilogue.act = p->act;
+	return g;
+}
+
+/* Before a rewrite, which updates D in place: when D is not C, C is copied into D
+ * (stream-ordered) unless beta is a host zero.  0 if the call must go to the library as it
+ * came: the copy failed, or an operand our kernels would fault on. */
+static int ready_to_rewrite(const struct lt_matmul_args *a, const struct plan_lt_call *pc,
+			    const struct lt_plan *p, const struct gemm_call *g)
+{
+	int64_t batch = pc->d.batch;
+	float beta = 1;
+
+	if (pc->pmode == ABI_LT_POINTER_MODE_HOST)
 		memcpy(&beta, a->beta, sizeof beta);
 	if (a->c != a->d && beta != 0 && p->gemm.m && p->gemm.n &&
 	    !rewrite_copy_matrix(a->stream, a->c, pc->c.ld, batch > 1 ? pc->c.stride : 0, a->d,
@@ -179,95 +160,96 @@ static abi_status rewrite(const struct lt_matmul_args *a, const struct plan_lt_c
 				 batch, pc->d.type == ABI_R_32F ? 4 : 2)) {
 		shim_log_once("lt copy C", LOG_WARN, LOG_BY_SHIM, "cannot copy C into D for a "
 			      "rewritten cublasLtMatmul: passing the call through");
-		return forward_original(a);
+		return 0;
 	}
-	if (gemm_bad_pointers(g)) /* the library's to answer: our kernels would fault */
-		return forward_original(a);
-	return shim_gemm_run(g, dev, &p->rewrite);
+	return !gemm_bad_pointers(g); /* else the library's to answer */
 }
 
-/* What a matmul dispatch decided, for the trace. */
-struct lt_outcome {
-	int planned;
-	const struct device_facts *dev;
+/* gemm_lt.pmode holds cuBLASLt's pointer mode, which the rewrites read as cuBLAS's: the two
+ * they take have the same values. */
+_Static_assert((int)ABI_LT_POINTER_MODE_HOST == (int)ABI_POINTER_MODE_HOST &&
+		       (int)ABI_LT_POINTER_MODE_DEVICE == (int)ABI_POINTER_MODE_DEVICE,
+	       "cuBLASLt and cuBLAS pointer modes differ");
+
+static const struct plan not_described = {1, {{DECIDE_PASS, "not described"}}};
+
+/* Describes a matmul the gate kept and walks it. */
+static abi_status walk_matmul(const struct lt_matmul_args *a)
+{
+	struct gemm_lt lt = {a->stream, -1, a};
+	const struct device_facts *dev = NULL;
 	struct plan_lt_call pc;
 	struct lt_plan p;
-};
-
-static abi_status decide_matmul(const struct lt_matmul_args *a, struct lt_outcome *o)
-{
-	const struct device_facts *dev;
-	struct plan_lt_call pc;
-	struct lt_plan p;
-
-	/* Missing scalars or matrices are the library's to refuse. */
-	if (!a->alpha || !a->beta || !a->a || !a->b || !a->c || !a->d ||
-	    !plan_of(a->handle, a->desc, a->adesc, a->bdesc, a->cdesc, a->ddesc,
-		     lt_algo_is_ours(a->algo), a->c == a->d, &pc, &dev, &p))
-		return forward_original(a);
-	*o = (struct lt_outcome){1, dev, pc, p};
-	log_plan(&pc, dev, &p);
-	switch (p.decision) {
-	case LT_REWRITE:
-		return rewrite(a, &pc, dev, &p);
-	case LT_COMPUTE_32F:
-		return with_compute_32f(a);
-	default:
-		return forward_original(a);
-	}
-}
-
-static void trace_matmul(const struct lt_outcome *o, abi_status st)
-{
-	const struct plan_call *g = &o->p.gemm;
-	struct trace_record r = {
-		.api = "cublasLtMatmul", .algo = -1, .pointer_mode = -1, .device = -1, .sm = -1,
-		.real_sm = -1, .decision = "pass", .reason = "not described", .status = st,
-		.first_status = -1,
-	};
-	if (o->planned) {
-		r.m = g->m, r.n = g->n, r.k = g->k, r.batch = g->batch;
-		r.transa = g->transa, r.transb = g->transb;
-		r.atype = g->atype, r.btype = g->btype, r.ctype = g->ctype;
-		r.compute = o->pc.compute;
-		r.pointer_mode = o->pc.pmode;
-		r.decision = plan_lt_decision_name(o->p.decision);
-		r.reason = o->p.reason;
-		if (o->dev) {
-			r.device = o->dev->ordinal;
-			r.sm = o->dev->sm;
-			r.real_sm = o->dev->real_sm;
-		}
-	}
-	trace_write(&r);
-}
-
-/* With the shim at work: its own calls into the libraries pass straight through. */
-static abi_status dispatch_matmul(const struct lt_matmul_args *a)
-{
-	struct lt_outcome o = {0};
-	abi_status st;
+	struct plan steps;
+	struct gemm_call g;
 
 	if (!real_cublaslt_find())
 		return ABI_STATUS_NOT_INITIALIZED;
-	if (shim_depth) /* made while the shim works, with our algorithm: forwarded without */
+	/* Made while the shim works, with our algorithm: forwarded without, and without
+	 * describing it (a rewrite's preparation would write D). */
+	if (gate_depth)
 		return forward_original(a);
-	shim_depth++;
-	st = decide_matmul(a, &o);
-	if (trace_enabled())
-		trace_matmul(&o, st);
-	shim_depth--;
-	return st;
+	/* Missing scalars or matrices are the library's to refuse.  A call with nothing to
+	 * plan is only the library's, but for the trace's line. */
+	if (!a->alpha || !a->beta || !a->a || !a->b || !a->c || !a->d ||
+	    !plan_of(a->handle, a->desc, a->adesc, a->bdesc, a->cdesc, a->ddesc,
+		     lt_algo_is_ours(a->algo), a->c == a->d, &pc, &dev, &p))
+		return !trace_enabled() ? forward_original(a) :
+		       gemm_walk(&(struct gemm_call){.api = "cublasLtMatmul",
+						     .forward = forward_lt,
+						     .backend = &rewrite_via_cublaslt,
+						     .handle = a->handle, .first_status = -1,
+						     .plan = &not_described, .lt = &lt});
+	log_plan(&pc, dev, &p);
+	lt.pmode = pc.pmode;
+	steps = plan_lt_steps(&p);
+	g = described(a, &pc, &p, &lt);
+	g.plan = &steps;
+	g.dev = dev;
+	if (p.decision == LT_REWRITE && !ready_to_rewrite(a, &pc, &p, &g))
+		steps = (struct plan){1, {{DECIDE_PASS, p.reason}}};
+	return gemm_walk(&g);
 }
 
-/* A cublasLtMatmul that is not nested (lt.h): straight to the library, or dispatched. */
-static abi_status lt_matmul LT_MATMUL_PARAMS
+/* The arguments as they came, so that the entry reaches here with a jump and its
+ * pass-through keeps no more than it needs. */
+__attribute__((noinline, cold)) static abi_status
+lt_matmul_kept(abi_lt_handle handle, abi_lt_desc desc, const void *alpha, const void *A,
+	       abi_lt_layout adesc, const void *B, abi_lt_layout bdesc, const void *beta,
+	       const void *C, abi_lt_layout cdesc, void *D, abi_lt_layout ddesc,
+	       const abi_lt_algo *algo, void *workspace, size_t workspace_bytes,
+	       abi_stream stream)
 {
-	if (lt_passes(algo))
-		return real_cublaslt.cublasLtMatmul LT_MATMUL_ARGS;
-	return dispatch_matmul(&(struct lt_matmul_args){handle, desc, alpha, A, adesc, B, bdesc,
-							beta, C, cdesc, D, ddesc, algo, workspace,
-							workspace_bytes, stream});
+	return walk_matmul(&(struct lt_matmul_args){handle, desc, alpha, A, adesc, B, bdesc,
+						    beta, C, cdesc, D, ddesc, algo, workspace,
+						    workspace_bytes, stream});
+}
+
+abi_status lt_matmul_entry(abi_lt_handle handle, abi_lt_desc desc, const void *alpha,
+			   const void *A, abi_lt_layout adesc, const void *B, abi_lt_layout bdesc,
+			   const void *beta, const void *C, abi_lt_layout cdesc, void *D,
+			   abi_lt_layout ddesc, const abi_lt_algo *algo, void *workspace,
+			   size_t workspace_bytes, abi_stream stream)
+{
+	if (gate_lt_passes(algo))
+		return real_cublaslt.cublasLtMatmul(handle, desc, alpha, A, adesc, B, bdesc, beta,
+						    C, cdesc, D, ddesc, algo, workspace,
+						    workspace_bytes, stream);
+	return lt_matmul_kept(handle, desc, alpha, A, adesc, B, bdesc, beta, C, cdesc, D, ddesc,
+			      algo, workspace, workspace_bytes, stream);
+}
+
+/* One jump through this thread's route (gate.h): to lt_matmul_entry, or, nested inside a
+ * cuBLAS GEMM, to the library. */
+abi_status shim_cublasLtMatmul(abi_lt_handle handle, abi_lt_desc desc, const void *alpha,
+			       const void *A, abi_lt_layout adesc, const void *B,
+			       abi_lt_layout bdesc, const void *beta, const void *C,
+			       abi_lt_layout cdesc, void *D, abi_lt_layout ddesc,
+			       const abi_lt_algo *algo, void *workspace, size_t workspace_bytes,
+			       abi_stream stream)
+{
+	return gate_lt_route(handle, desc, alpha, A, adesc, B, bdesc, beta, C, cdesc, D, ddesc,
+			     algo, workspace, workspace_bytes, stream);
 }
 
 /* One algorithm: ours.  It needs no workspace (scratch comes from the shim's own cache, or
@@ -315,25 +297,24 @@ static abi_status decide_heuristic(const struct lt_heuristic_args *a)
 	}
 }
 
-abi_status shim_cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_PARAMS
+abi_status shim_cublasLtMatmulAlgoGetHeuristic(abi_lt_handle handle, abi_lt_desc desc,
+					       abi_lt_layout adesc, abi_lt_layout bdesc,
+					       abi_lt_layout cdesc, abi_lt_layout ddesc,
+					       abi_lt_pref pref, int requested,
+					       abi_lt_heuristic_result *results, int *returned)
 {
 	const struct lt_heuristic_args args = {handle, desc, adesc, bdesc, cdesc, ddesc, pref,
 					       requested, results, returned};
 	abi_status st;
 
-	if (lt_passes(NULL)) /* nested calls among them: none is dispatched */
-		return real_cublaslt.cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_ARGS;
+	if (gate_lt_passes(NULL)) /* nested calls among them: none is dispatched */
+		return real_cublaslt.cublasLtMatmulAlgoGetHeuristic(handle, desc, adesc, bdesc,
+								    cdesc, ddesc, pref, requested,
+								    results, returned);
 	if (!real_cublaslt_find())
 		return ABI_STATUS_NOT_INITIALIZED;
-	shim_depth++;
+	gate_depth++;
 	st = decide_heuristic(&args);
-	shim_depth--;
+	gate_depth--;
 	return st;
 }
-
-/* One jump through this thread's route (lt.h): to lt_matmul, or, nested, to the library. */
-abi_status shim_cublasLtMatmul LT_MATMUL_PARAMS
-{
-	return lt_matmul_route LT_MATMUL_ARGS;
-}
-

@@ -1,20 +1,13 @@
-/* cuBLASLt calls: reading their descriptors through the real cuBLASLt API (lt_describe.c) and
- * the dispatcher (lt.c) that plans them (plan_lt) and forwards them, rewrites them on the
- * GEMM paths with the epilogue fused, or runs them with plain fp32 compute. */
+/* cuBLASLt calls: reading their descriptors through the real cuBLASLt API (lt_describe.c),
+ * and the entries (lt.c) that plan them (plan_lt) and hand them to the walk, which forwards
+ * them, rewrites them on the GEMM paths with the epilogue fused, or runs them with plain
+ * fp32 compute. */
 #ifndef BF16SHIM_LT_H
 #define BF16SHIM_LT_H
 
 #include "abi.h"
-#include "entry_points.h"
+#include "gate.h"
 #include "plan.h"
-
-/* data[0] of an algorithm our heuristic returned ("bf16shim" in ASCII, little-endian). */
-#define LT_ALGO_MAGIC 0x6d69687336316662ull
-
-static inline int lt_algo_is_ours(const abi_lt_algo *algo)
-{
-	return algo && algo->data[0] == LT_ALGO_MAGIC;
-}
 
 struct lt_matmul_args {
 	abi_lt_handle handle;
@@ -43,18 +36,26 @@ struct lt_heuristic_args {
 	int *returned;
 };
 
-/* The entry functions behind the exported names, of the same signatures. */
-abi_status shim_cublasLtMatmul LT_MATMUL_PARAMS;
-abi_status shim_cublasLtMatmulAlgoGetHeuristic LT_HEURISTIC_PARAMS;
-
-/* Where this thread's cublasLtMatmul calls go: shim_cublasLtMatmul is one jump through it.
- * Normally the shim's own entry (which passes the call through or dispatches it); while
- * cuBLAS runs a GEMM the shim passed to it, lt_matmul_nested: cuBLAS calls cuBLASLt inside
- * every GEMM, and those calls go straight to the real function (once it is found).
- * initial-exec, as shim_depth (gemm.h). */
-typedef abi_status (*lt_matmul_fn) LT_MATMUL_PARAMS;
-extern __thread lt_matmul_fn lt_matmul_route __attribute__((tls_model("initial-exec")));
-extern lt_matmul_fn lt_matmul_nested;
+/* The entry functions behind the exported names (exports/cublaslt.c), of the same
+ * signatures. */
+abi_status shim_cublasLtMatmul(abi_lt_handle handle, abi_lt_desc desc, const void *alpha,
+			       const void *A, abi_lt_layout adesc, const void *B,
+			       abi_lt_layout bdesc, const void *beta, const void *C,
+			       abi_lt_layout cdesc, void *D, abi_lt_layout ddesc,
+			       const abi_lt_algo *algo, void *workspace, size_t workspace_bytes,
+			       abi_stream stream);
+abi_status shim_cublasLtMatmulAlgoGetHeuristic(abi_lt_handle handle, abi_lt_desc desc,
+					       abi_lt_layout adesc, abi_lt_layout bdesc,
+					       abi_lt_layout cdesc, abi_lt_layout ddesc,
+					       abi_lt_pref pref, int requested,
+					       abi_lt_heuristic_result *results, int *returned);
+/* Where gate_lt_route sends a cublasLtMatmul that is not nested: straight to the library
+ * when the gate allows, else described and walked. */
+abi_status lt_matmul_entry(abi_lt_handle handle, abi_lt_desc desc, const void *alpha,
+			   const void *A, abi_lt_layout adesc, const void *B, abi_lt_layout bdesc,
+			   const void *beta, const void *C, abi_lt_layout cdesc, void *D,
+			   abi_lt_layout ddesc, const abi_lt_algo *algo, void *workspace,
+			   size_t workspace_bytes, abi_stream stream);
 
 /* Is there anything to plan: a bf16 or FP8 operand, or a reduced-precision fast compute
  * type?  One or two attribute reads, the only cost a plain cuBLASLt call pays (cuBLAS 12+

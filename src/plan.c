@@ -1,4 +1,4 @@
-/* Policy.  What fails where comes from preampere.md: bf16 GEMMs are refused below sm_70,
+/* Policy.  What fails where comes from doc/facts.md: bf16 GEMMs are refused below sm_70,
  * run (slowly, without tensor cores) on sm_70/75, and are native from sm_80. */
 #include "plan.h"
 
@@ -7,6 +7,7 @@
 static const char *const decision_names[] = {
 	[DECIDE_PASS] = "pass",
 	[DECIDE_PASS_DEFAULT_ALGO] = "pass-default-algo",
+	[DECIDE_PASS_COMPUTE_32F] = "compute-32f",
 	[DECIDE_FP32] = "fp32",
 	[DECIDE_FP16] = "fp16",
 	[DECIDE_DECODE] = "decode",
@@ -26,7 +27,7 @@ int plan_all_native(const struct shim_config *cfg, int min_sm)
 
 int plan_is_forward(enum decision d)
 {
-	return d == DECIDE_PASS || d == DECIDE_PASS_DEFAULT_ALGO;
+	return d == DECIDE_PASS || d == DECIDE_PASS_DEFAULT_ALGO || d == DECIDE_PASS_COMPUTE_32F;
 }
 
 int plan_is_tensor_op_algo(int algo)
@@ -106,7 +107,7 @@ static int has_tensor_cores(const struct plan_device *d)
 
 /* The rewrite for a GPU without bf16 tensor cores: decode-shaped GEMMs read bf16 directly;
  * others go to fp16 tensor cores where there are some, else to fp32.  GTX 16xx (sm_75
- * without tensor cores) stay on fp32: their fp16 GEMMs with M >= 2 crawl (preampere.md). */
+ * without tensor cores) stay on fp32: their fp16 GEMMs with M >= 2 crawl (doc/facts.md). */
 static struct plan_step choose_rewrite(const struct plan_call *c, const struct plan_device *d)
 {
 	if (both_bf16(c) && (c->m <= PLAN_DECODE_MAX || c->n <= PLAN_DECODE_MAX))
@@ -175,7 +176,7 @@ struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
 	/* The call goes to the library as it came.  If the library refuses it: nothing for
 	 * invalid arguments (its answer stands) or with BF16SHIM_MODE=off; a bf16 GEMM on the
 	 * fp32 path; a tensor-op algorithm with the default one first, then 16F x 16F -> 32F
-	 * (the bitsandbytes-on-2080-Ti case, preampere.md) on the fp32 path. */
+	 * (the bitsandbytes-on-2080-Ti case, doc/facts.md) on the fp32 path. */
 	if (cfg->mode == MODE_OFF || !arguments_valid(c))
 		return p;
 	if (bf16 && plan_fp32_supports(c)) {
@@ -231,7 +232,7 @@ static int lt_epilogue(unsigned epilogue, int *act, int *bias)
 	return 0;
 }
 
-/* Reduced-precision fast modes the device lacks (preampere.md: TF32 needs sm_80; bf16 tensor
+/* Reduced-precision fast modes the device lacks (doc/facts.md: TF32 needs sm_80; bf16 tensor
  * cores too; fp16 tensor cores come with sm_70, but not on every part). */
 static int lt_fast_mode_missing(int compute, const struct plan_device *d)
 {
@@ -372,4 +373,16 @@ struct lt_plan plan_lt(const struct plan_lt_call *c, const struct plan_device *d
 						  : "invalid layouts");
 	p.reason = p.rewrite.step[0].reason;
 	return p;
+}
+
+struct plan plan_lt_steps(const struct lt_plan *p)
+{
+	static const enum decision forward[] = {
+		[LT_PASS] = DECIDE_PASS,
+		[LT_COMPUTE_32F] = DECIDE_PASS_COMPUTE_32F,
+	};
+
+	if (p->decision == LT_REWRITE)
+		return p->rewrite;
+	return (struct plan){1, {{forward[p->decision], p->reason}}};
 }

@@ -10,6 +10,8 @@
 enum decision {
 	DECIDE_PASS,              /* forward the call untouched */
 	DECIDE_PASS_DEFAULT_ALGO, /* forward with CUBLAS_GEMM_DEFAULT instead of a tensor-op algo */
+	DECIDE_PASS_COMPUTE_32F,  /* forward with CUBLAS_COMPUTE_32F (cuBLASLt: a fast mode the
+				   * GPU lacks, LT_COMPUTE_32F) */
 	DECIDE_FP32,              /* cast operands to fp32, fp32 GEMM, fused epilogue */
 	DECIDE_FP16,              /* scale bf16 into fp16, tensor-core GEMM, exact epilogue */
 	DECIDE_DECODE,            /* decode-shaped: one kernel reading bf16 directly */
@@ -62,8 +64,8 @@ const char *plan_decision_name(enum decision d);
  * (planned: after BF16SHIM_EMULATE_SM)?  Then nothing need look at a call before it goes
  * to the library: only a refusal, or an algorithm of ours, needs the shim. */
 int plan_all_native(const struct shim_config *cfg, int min_sm);
-/* Does this step forward the call to the library (as it came, or with the default
- * algorithm)? */
+/* Does this step forward the call to the library (as it came, with the default algorithm,
+ * with fp32 compute)?  Every other decision is a rewrite. */
 int plan_is_forward(enum decision d);
 int plan_is_tensor_op_algo(int algo);
 /* Can the fp32 path compute this call (types and compute type)? */
@@ -115,5 +117,8 @@ struct lt_plan {
 struct lt_plan plan_lt(const struct plan_lt_call *c, const struct plan_device *d,
 		       const struct shim_config *cfg);
 const char *plan_lt_decision_name(enum lt_decision d);
+/* The steps the walk takes for a cuBLASLt plan: a rewrite's plan (p->rewrite), or the one
+ * forward its decision names. */
+struct plan plan_lt_steps(const struct lt_plan *p);
 
 #endif

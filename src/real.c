@@ -1,4 +1,4 @@
-/* Finding the real libraries.  Order (preampere.md, "Interposition facts"): the sonames
+/* Finding the real libraries.  Order (doc/facts.md, "Interposition facts"): the sonames
  * (cuBLAS, cuBLASLt) with RTLD_NOLOAD (works when a Python extension loaded them RTLD_LOCAL,
  * where RTLD_NEXT finds nothing), then RTLD_NEXT, then every loaded object by file name,
  * then by what it defines (a renamed copy).  Never RTLD_DEFAULT:

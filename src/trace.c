@@ -136,7 +136,7 @@ static const char *algo_name(int algo, char *buf, size_t cap)
 }
 
 /* The compute type as the caller spelled it: cublasComputeType_t values start at 64, below
- * that it is the legacy cudaDataType spelling PyTorch uses (preampere.md). */
+ * that it is the legacy cudaDataType spelling PyTorch uses (doc/facts.md). */
 static const char *compute_name(int compute)
 {
 	if (compute >= COMPUTE_BASE)

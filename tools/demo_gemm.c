@@ -1,5 +1,5 @@
 /* bf16shim-demo-gemm: the program `bf16shim demo` runs.  Two bf16 GEMMs made exactly as
- * PyTorch makes them (preampere.md, "How PyTorch calls cuBLAS"): a Linear layer
+ * PyTorch makes them (doc/facts.md, "How PyTorch calls cuBLAS"): a Linear layer
  * (cublasGemmEx) and a batched matmul (cublasGemmStridedBatchedEx), each checked against an
  * fp64 reference.  The CUDA libraries are loaded at run time, newest soname first, so one
  * binary runs on the simulator and on CUDA 11, 12 or 13; the GEMM entry points are looked

@@ -87,7 +87,7 @@ static const char *cu_error(void *drv, abi_result r, char *buf, size_t cap)
 	return buf;
 }
 
-/* Parts of sm_75 without tensor cores (preampere.md: GTX 16xx); the shim's own list is in
+/* Parts of sm_75 without tensor cores (doc/facts.md: GTX 16xx); the shim's own list is in
  * src/device.c (device_has_tensor_cores). */
 static int has_tensor_cores(int sm, const char *name)
 {

@@ -1,7 +1,7 @@
 /* The shim's device code: PTX text embedded in the library, and the parameter layout of each
  * kernel.  The PTX is written for .version 6.0 / .target sm_50 with none of the sm_80
  * instructions, so one image JIT-compiles on every GPU from Maxwell on, on CUDA 11-era
- * drivers (preampere.md, "CUDA versions").
+ * drivers (doc/facts.md, "CUDA versions").
  *
  * Matrix operands are described the same way for every kernel (a "view"): element (r, c) of
  * batch item b lives at
@@ -32,7 +32,7 @@ extern const char bf16shim_kernels_ptx[];
 
 /* bf16shim_cast_f16_f32: same parameters, for fp16 operands (cvt.f32.f16, exact: every f16,
  * subnormals included, is an f32; NaN stays NaN, payload not guaranteed).  Serves
- * the retry of 16F x 16F -> 32F GEMMs that cuBLAS refuses (preampere.md, bitsandbytes). */
+ * the retry of 16F x 16F -> 32F GEMMs that cuBLAS refuses (doc/facts.md, bitsandbytes). */
 #define KERNEL_CAST_F16_F32 "bf16shim_cast_f16_f32"
 
 /* bf16shim_epilogue_f32(u64 d, u64 d_batch_stride, u32 rows, u32 cols,

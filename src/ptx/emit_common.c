@@ -2,7 +2,7 @@
  * bit patterns, rounding f32 bit patterns to bf16 with integer instructions, and writing
  * the original's destinations.
  *
- * Rounding f32 -> bf16 (preampere.md): round-to-nearest-even is
+ * Rounding f32 -> bf16 (doc/facts.md): round-to-nearest-even is
  * (x + 0x7fff + ((x >> 16) & 1)) >> 16, towards zero x >> 16, towards -inf/+inf adds 0xffff
  * first when the sign says so; overflow carries into the exponent and gives infinity,
  * which is what each mode wants.  NaN gives the canonical 0x7fff.  Because bf16 has f32's

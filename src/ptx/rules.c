@@ -1,5 +1,5 @@
 /* rules.c: which instructions need a newer GPU than the target, and which builder lowers
- * them.  Architecture facts: preampere.md's PTX table, checked against ptxas 13.0
+ * them.  Architecture facts: doc/facts.md's PTX table, checked against ptxas 13.0
  * (`--gpu-name sm_75/80/86/90`): cvt bf16<->f32 (any rounding, .relu, .satfinite), fma,
  * min/max, neg/abs sm_80; .xorsign.abs sm_86; everything else with bf16 sm_90. */
 #include <string.h>

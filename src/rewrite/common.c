@@ -224,3 +224,12 @@ struct epilogue_args epilogue_args_of(const struct rewrite_ctx *rc, const struct
 	}
 	return e;
 }
+
+int rewrite_pointer_mode(const struct gemm_call *c)
+{
+	abi_stream stream;
+	enum why why;
+	int pmode;
+
+	return c->backend->stream(c, &stream, &pmode, &why) ? pmode : -1;
+}

@@ -18,6 +18,10 @@ int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum
 int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
 int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
 
+/* Where c's alpha and beta live (ABI_POINTER_MODE_*), as its backend reads it; -1 if it
+ * cannot tell.  A host call, never a GPU synchronisation: for the trace. */
+int rewrite_pointer_mode(const struct gemm_call *c);
+
 /* The backends: what a rewrite takes from cuBLAS (the handle's stream and pointer mode, its
  * strided batched GEMM) or from cuBLASLt (the call's own, cublasLtMatmul). */
 extern const struct gemm_backend rewrite_via_cublas, rewrite_via_cublaslt;

@@ -2,7 +2,7 @@
 """The documentation matches the code: every field the trace writer emits is described in
 the README's "Trace format" and in the man page's TRACE FORMAT; every variable the library
 reads is in the README's configuration table; the README's Quick start is exactly the two
-commands of a fresh machine.
+commands of a fresh machine; every Markdown document a file cites is in the repository.
 Usage: docs_test.py SOURCE_ROOT TRACE_TEST"""
 import json
 import os
@@ -68,7 +68,37 @@ def main():
     commands = block.group(1).split("\n")[:-1] if block else []
     check("Quick start has exactly the two commands",
           commands == ["./scripts/bf16shim demo", "./scripts/test"], str(commands))
-    print(f"docs: {len(keys)} trace fields, {len(names)} variables checked")
+    cited = check_citations(root)
+    print(f"docs: {len(keys)} trace fields, {len(names)} variables, {cited} document "
+          "citations checked")
+
+
+def check_citations(root):
+    """Every Markdown document a file of the repository names (a word ending in .md) is
+    in the repository: the project's facts live in the project.  Returns how many names
+    were checked."""
+    try:
+        files = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard"],
+                               check=True, capture_output=True, text=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        print("docs: not a git checkout, document citations not checked")
+        return 0
+    have = set(files) | {os.path.basename(f) for f in files}
+    checked = 0
+    for f in files:
+        path = os.path.join(root, f)
+        try:
+            text = open(path, encoding="utf-8").read()
+        except (OSError, UnicodeDecodeError):
+            continue  # binary files, or removed in the working tree
+        for name in set(re.findall(r"[\w./-]*[\w-]\.md\b", text)):
+            if "://" in name or name.startswith("github.com"):
+                continue
+            checked += 1
+            rel = os.path.normpath(os.path.join(os.path.dirname(f), name))
+            ok = name in have or rel in have or os.path.basename(name) in have
+            check(f"{f} cites {name}, which is in the repository", ok)
+    return checked
 
 
 main()

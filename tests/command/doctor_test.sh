@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `bf16shim doctor`: with no driver at all (says so, exit 1), and on simulated devices of
 # each generation: name, compute capability, tensor cores, library versions and paths, and
-# the capability table's verdicts and fixes (preampere.md).
+# the capability table's verdicts and fixes (doc/facts.md).
 # Usage: doctor_test.sh BF16SHIM SHIM_LIB SIMDIR PROBE
 set -u
 . "$(dirname "$0")/lib.sh"

@@ -104,7 +104,7 @@ static const struct named computes[] = {
 	VALUE(CUBLAS_, COMPUTE_32F_PEDANTIC), VALUE(CUBLAS_, COMPUTE_32F_FAST_16F),
 	VALUE(CUBLAS_, COMPUTE_32F_FAST_16BF), VALUE(CUBLAS_, COMPUTE_32F_FAST_TF32),
 	VALUE(CUBLAS_, COMPUTE_64F), VALUE(CUBLAS_, COMPUTE_32I),
-	/* The legacy spelling PyTorch passes (preampere.md). */
+	/* The legacy spelling PyTorch passes (doc/facts.md). */
 	VALUE(CUDA_, R_32F), VALUE(CUDA_, R_16F),
 };
 static const struct named algos[] = {

@@ -201,7 +201,7 @@ static struct call generate(int id)
 }
 
 /* The shim may rewrite a well-formed bf16 GEMM below sm_80 (the only ones that fail there
- * natively, preampere.md).  The legacy compute spelling R_32F counts as fp32 compute. */
+ * natively, doc/facts.md).  The legacy compute spelling R_32F counts as fp32 compute. */
 static int rewritable(const struct call *c, int sm)
 {
 	return c->fault == OK && c->atype == BF && sm < 80;

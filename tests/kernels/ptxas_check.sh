@@ -1,5 +1,5 @@
 #!/bin/sh
-# Checks the shim's PTX files against the portability rules of issue 3 (preampere.md, "CUDA
+# Checks the shim's PTX files against the portability rules of issue 3 (doc/facts.md, "CUDA
 # versions"): .version <= 7.0, .target <= sm_52, no bf16 type or sm_80+ instruction; then
 # assembles each with ptxas for the lowest architecture that ptxas accepts (exit 77, skip,
 # when there is no ptxas).  With --selftest FILE: checks that the rules reject broken copies.
@@ -18,7 +18,7 @@ rules() {
 	if [ -z "$target" ] || [ "$target" -gt 52 ]; then
 		echo "FAIL: .target is sm_'$target', want <= sm_52"; bad=1
 	fi
-	# Types and instructions that need sm_80 or newer (preampere.md's table and friends).
+	# Types and instructions that need sm_80 or newer (doc/facts.md's table and friends).
 	if grep -nE '\.bf16|\.tf32|\.e4m3|\.e5m2|\bmma\.|\bwgmma|\bldmatrix|\bcp\.async|\bredux|\.relu\b|\bsetmaxnreg|\belect\.' "$1"; then
 		echo "FAIL: the lines above need sm_80 or newer"; bad=1
 	fi

@@ -1,5 +1,5 @@
 /* A cuBLASLt client written against the real API, calling it as PyTorch's gemm_and_bias does
- * (preampere.md): MatmulDescCreate(COMPUTE_32F, R_32F), TRANSA/TRANSB, EPILOGUE,
+ * (doc/facts.md): MatmulDescCreate(COMPUTE_32F, R_32F), TRANSA/TRANSB, EPILOGUE,
  * BIAS_POINTER (+ BIAS_DATA_TYPE for a bf16 bias), layouts (+ BATCH_COUNT and
  * STRIDED_BATCH_OFFSET), a preference with MAX_WORKSPACE_BYTES and MIN_ALIGNMENT_*, the
  * heuristic asked for one algorithm, then cublasLtMatmul with it.  Variants go beyond what

@@ -22,7 +22,7 @@ struct row {
 };
 
 static const struct row rows[] = {
-	/* bf16 below sm_70 is refused by cuBLAS: rewrite (preampere.md). */
+	/* bf16 below sm_70 is refused by cuBLAS: rewrite (doc/facts.md). */
 	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP32},
 	{__LINE__, BF, F, ABI_COMPUTE_32F, DEF, 60, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP32},
 	{__LINE__, BF, BF, ABI_COMPUTE_32F_FAST_TF32, DEF, 52, 0, MODE_AUTO, PATH_AUTO, 64, 64,

@@ -19,21 +19,21 @@ static const struct arch_row {
 	/* cuBLAS docs, cublasGemmEx return values: ARCH_MISMATCH "cublasGemmEx() is only
 	 * supported for GPU with architecture capabilities equal or greater than 5.0". */
 	{ ANY, 0, 50, CUBLAS_STATUS_ARCH_MISMATCH },
-	/* bf16 operands on Maxwell/Pascal: NOT_SUPPORTED, not ARCH_MISMATCH (preampere.md:
+	/* bf16 operands on Maxwell/Pascal: NOT_SUPPORTED, not ARCH_MISMATCH (doc/facts.md:
 	 * P100 with CUDA 11.3, GP100, M40 with torch 2.5.1+cu124).  sm_70/75 run bf16 on
-	 * non-tensor-core kernels (preampere.md: V100, T4), so the row stops at sm_70. */
+	 * non-tensor-core kernels (doc/facts.md: V100, T4), so the row stops at sm_70. */
 	{ OPERAND, CUDA_R_16BF, 70, CUBLAS_STATUS_NOT_SUPPORTED },
-	/* FP8 needs sm_89 (preampere.md; cuBLASLt docs, FP8 matmul: compute capability 8.9+).
+	/* FP8 needs sm_89 (doc/facts.md; cuBLASLt docs, FP8 matmul: compute capability 8.9+).
 	 * The heuristic answers NOT_SUPPORTED there (microsoft/superbenchmark#526). */
 	{ OPERAND, CUDA_R_8F_E4M3, 89, CUBLAS_STATUS_NOT_SUPPORTED },
 	{ OPERAND, CUDA_R_8F_E5M2, 89, CUBLAS_STATUS_NOT_SUPPORTED },
-	/* TF32 needs sm_80 (preampere.md).  The project's spec refuses an explicit
+	/* TF32 needs sm_80 (doc/facts.md).  The project's spec refuses an explicit
 	 * COMPUTE_32F_FAST_TF32 below sm_80; whether the real library instead runs it as plain
 	 * fp32 there is not established.  The TF32 *math mode* is never refused (PyTorch sets
 	 * it on every GPU). */
 	{ COMPUTE, CUBLAS_COMPUTE_32F_FAST_TF32, 80, CUBLAS_STATUS_NOT_SUPPORTED },
 	/* int8 GEMM kernels use dp4a (PTX ISA: sm_61+) or IMMA tensor cores (sm_75,
-	 * preampere.md); nothing runs int8 below sm_61 (inference). */
+	 * doc/facts.md); nothing runs int8 below sm_61 (inference). */
 	{ OPERAND, CUDA_R_8I, 61, CUBLAS_STATUS_NOT_SUPPORTED },
 	/* Half arithmetic starts at sm_53; cuBLAS docs, cublasHgemm: ARCH_MISMATCH "the device
 	 * does not support math in half precision". */

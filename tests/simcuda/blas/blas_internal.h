@@ -38,7 +38,7 @@ cublasStatus_t blas_get_property(libraryPropertyType type, int *value);
 
 /* ------------------------------------------------------------- handles
  * One struct serves cublasHandle_t and cublasLtHandle_t: PyTorch passes its cuBLAS handle
- * to cuBLASLt (preampere.md), so the Lt entry points accept either kind. */
+ * to cuBLASLt (doc/facts.md), so the Lt entry points accept either kind. */
 
 #define BLAS_HANDLE_CLASSIC 0x53424c43u /* "CLBS" */
 #define BLAS_HANDLE_LT 0x53424c4cu      /* "LLBS" */

@@ -1,6 +1,6 @@
 /* The one body behind every cuBLAS GEMM entry point: log the call, consult the fault
  * injector, validate, then either queue the GEMM op directly or -- for cublasGemmEx and
- * cublasGemmStridedBatchedEx, as real cuBLAS 12+ does (preampere.md) -- build cuBLASLt
+ * cublasGemmStridedBatchedEx, as real cuBLAS 12+ does (doc/facts.md) -- build cuBLASLt
  * descriptors and call cublasLtMatmul through its exported symbol, so that a preloaded
  * library sees a nested call and the log shows it at depth 1.
  */

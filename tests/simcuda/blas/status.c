@@ -1,6 +1,7 @@
 /* Names: cublasStatus_t names and messages (the strings of the real libcublasLt.so.13), and
- * the spellings of enum arguments in the call log (see notes/common.md: trans N/T/C, algo
- * DEFAULT/DEFAULT_TENSOR_OP/ALGOn/ALGOn_TENSOR_OP, compute COMPUTE_32F or the legacy R_32F).
+ * the spellings of enum arguments in the call log (tests/simcuda/README.md, "SIMCUDA_LOG"):
+ * trans N/T/C, algo DEFAULT/DEFAULT_TENSOR_OP/ALGOn/ALGOn_TENSOR_OP, compute COMPUTE_32F or
+ * the legacy R_32F.
  */
 #include <stdio.h>
 

@@ -48,7 +48,7 @@ long core_env_long(const char *name, long def)
 	return *end ? def : v;
 }
 
-/* GTX 16xx parts are sm_75 without tensor cores (preampere.md: pytorch/pytorch#195716). */
+/* GTX 16xx parts are sm_75 without tensor cores (doc/facts.md: pytorch/pytorch#195716). */
 static int name_has_tensor_cores(const char *name, int arch_default)
 {
 	static const char *const without[] = {"GTX 16", "GTX 1650", "GTX 1660"};

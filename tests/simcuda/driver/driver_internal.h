@@ -12,7 +12,7 @@
  * Protected visibility: references inside the library, above all the addresses
  * cuGetProcAddress hands out, bind to this library's definitions even when a preloaded
  * library exports the same names.  As with the real driver, exporting cuMemAlloc_v2 from a
- * preload does not change what cuGetProcAddress returns (preampere.md: hooks must wrap
+ * preload does not change what cuGetProcAddress returns (doc/facts.md: hooks must wrap
  * cuGetProcAddress).  The C headers cuda.h includes come first, so they stay default. */
 #define __CUDA_API_VERSION_INTERNAL
 #pragma GCC visibility push(protected)

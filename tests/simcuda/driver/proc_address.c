@@ -2,7 +2,7 @@
  * entry table of what the simulator models (entry_table.h) and the generated one of every
  * export (driver_exports.h, with the versions of cudaTypedefs.h), so that the functions the
  * simulator only stubs are found too.  libcudart reaches the driver only this way
- * (preampere.md: it dlopens libcuda.so.1, dlsyms cuGetProcAddress_v2 and fetches everything
+ * (doc/facts.md: it dlopens libcuda.so.1, dlsyms cuGetProcAddress_v2 and fetches everything
  * else by base name), so this is where driver-level interception of the runtime happens. */
 #include <string.h>
 

@@ -51,30 +51,30 @@ static const struct {
 #define OPS(...) ((const uint16_t[]){ __VA_ARGS__, 0 })
 
 static const arch_row rows[] = {
-	/* bf16 storage and conversions: sm_80 (preampere.md; PTX ISA 9.7.4, 9.7.9.21) */
-	{ NULL, 0, 0, T_bf16, 0, 0, 80, 70, 0, ".bf16", "PTX ISA 9.7.4 bf16; preampere.md", 0 },
+	/* bf16 storage and conversions: sm_80 (doc/facts.md; PTX ISA 9.7.4, 9.7.9.21) */
+	{ NULL, 0, 0, T_bf16, 0, 0, 80, 70, 0, ".bf16", "PTX ISA 9.7.4 bf16; doc/facts.md", 0 },
 	{ NULL, 0, 0, T_bf16x2, 0, 0, 75, 70, 0, ".bf16x2",
 	  "ptxas 12.9 and 13.0: any .bf16x2 below sm_75 is named so first, then as sm_80", 0 },
-	{ NULL, 0, 0, T_bf16x2, 0, 0, 80, 70, 0, ".bf16x2", "PTX ISA 9.7.4 bf16x2; preampere.md", 0 },
+	{ NULL, 0, 0, T_bf16x2, 0, 0, 80, 70, 0, ".bf16x2", "PTX ISA 9.7.4 bf16x2; doc/facts.md", 0 },
 	{ OPS(OP_cvt), T_f32, T_bf16, 0, 0, 0, 80, 71, 0, "cvt with .f32.bf16",
-	  "PTX ISA 9.7.9.21 cvt: cvt.f32.bf16 sm_80, PTX 7.1; preampere.md", 0 },
+	  "PTX ISA 9.7.9.21 cvt: cvt.f32.bf16 sm_80, PTX 7.1; doc/facts.md", 0 },
 	{ OPS(OP_cvt), T_bf16, T_f32, 0, 0, 0, 80, 70, 0, "cvt.bf16.f32",
-	  "PTX ISA 9.7.9.21 cvt; preampere.md", 0 },
+	  "PTX ISA 9.7.9.21 cvt; doc/facts.md", 0 },
 	{ OPS(OP_cvt), T_bf16x2, T_f32, 0, 0, 0, 80, 70, 0, "cvt.bf16x2.f32",
 	  "PTX ISA 9.7.9.21 cvt", 0 },
-	/* bf16 <-> int/f16/f64/bf16 conversions: sm_90, PTX 7.8 (preampere.md) */
+	/* bf16 <-> int/f16/f64/bf16 conversions: sm_90, PTX 7.8 (doc/facts.md) */
 	{ OPS(OP_cvt), T_bf16, TC_INT, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1",
-	  "PTX ISA 9.7.9.21 cvt; preampere.md", 0 },
+	  "PTX ISA 9.7.9.21 cvt; doc/facts.md", 0 },
 	{ OPS(OP_cvt), TC_INT, T_bf16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1",
-	  "PTX ISA 9.7.9.21 cvt; preampere.md", 0 },
-	{ OPS(OP_cvt), T_bf16, T_f16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "preampere.md", 0 },
-	{ OPS(OP_cvt), T_f16, T_bf16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "preampere.md", 0 },
+	  "PTX ISA 9.7.9.21 cvt; doc/facts.md", 0 },
+	{ OPS(OP_cvt), T_bf16, T_f16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "doc/facts.md", 0 },
+	{ OPS(OP_cvt), T_f16, T_bf16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "doc/facts.md", 0 },
 	{ OPS(OP_cvt), T_bf16, T_f64, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "PTX ISA 9.7.9.21", 0 },
 	{ OPS(OP_cvt), T_f64, T_bf16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "PTX ISA 9.7.9.21", 0 },
 	{ OPS(OP_cvt), T_bf16, T_bf16, 0, 0, 0, 90, 78, 0, "cvt with .%0.%1", "PTX ISA 9.7.9.21", 0 },
 	/* bf16 arithmetic: add/sub/mul and compares sm_90; fma/min/max/neg/abs sm_80 */
 	{ OPS(OP_add, OP_sub, OP_mul), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16",
-	  "PTX ISA 9.7.4.1-3; preampere.md", 0 },
+	  "PTX ISA 9.7.4.1-3; doc/facts.md", 0 },
 	{ OPS(OP_setp, OP_set), 0, 0, T_bf16x2, 0, 0, 90, 78, 0, "%o.bf16x2", "PTX ISA 9.7.7.1-2", 0 },
 	{ OPS(OP_setp, OP_set), 0, 0, T_bf16, 0, 0, 90, 78, 0, "%o.bf16", "PTX ISA 9.7.7.1-2", 0 },
 	{ OPS(OP_ex2, OP_tanh), 0, 0, TC_BF16, 0, 0, 90, 78, 0, "%o.bf16", "PTX ISA 9.7.4.10-11", 0 },
@@ -100,9 +100,9 @@ static const arch_row rows[] = {
 	{ OPS(OP_mma, OP_wmma), 0, 0, T_u4, 0, 0, 75, 63, 0, ".u4", "PTX ISA 9.7.14; ptxas 13.0", 0 },
 	{ OPS(OP_mma, OP_wmma), 0, 0, T_b1, 0, 0, 75, 63, 0, ".b1", "PTX ISA 9.7.14; ptxas 13.0", 0 },
 	{ OPS(OP_cvt), 0, 0, T_e4m3x2, 0, 0, 90, 78, 0, "cvt with .e4m3x2/.e5m2x2",
-	  "PTX ISA 9.7.9.21; preampere.md (FP8 needs sm_89)", 0 },
+	  "PTX ISA 9.7.9.21; doc/facts.md (FP8 needs sm_89)", 0 },
 	{ OPS(OP_cvt), 0, 0, T_e5m2x2, 0, 0, 90, 78, 0, "cvt with .e4m3x2/.e5m2x2",
-	  "PTX ISA 9.7.9.21; preampere.md (FP8 needs sm_89)", 0 },
+	  "PTX ISA 9.7.9.21; doc/facts.md (FP8 needs sm_89)", 0 },
 	/* f32 */
 	{ OPS(OP_tanh), 0, 0, T_f32, 0, 0, 75, 70, 0, "tanh", "PTX ISA 9.7.3.22", 0 },
 	{ OPS(OP_min, OP_max), 0, 0, 0, W_NaN, 0, 80, 70, K_MODFEAT, ".NaN",

@@ -1,4 +1,4 @@
-/* How the runtime reaches the driver, as the real libcudart does (preampere.md): on first
+/* How the runtime reaches the driver, as the real libcudart does (doc/facts.md): on first
  * use dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL), dlsym "cuGetProcAddress_v2" (or the
  * CUDA 11.3 "cuGetProcAddress") from that handle only, fetch cuGetProcAddress through
  * itself, then every driver function the runtime uses by base name at this runtime's

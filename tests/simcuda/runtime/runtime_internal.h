@@ -1,5 +1,5 @@
 /* Private declarations of the simulated runtime (libcudart.so.13 / .12).  The runtime reaches
- * the driver the way the real one does (preampere.md): dlopen("libcuda.so.1"), dlsym of
+ * the driver the way the real one does (doc/facts.md): dlopen("libcuda.so.1"), dlsym of
  * cuGetProcAddress_v2 only, then every driver function by base name + version + flags.  The
  * list of those functions is RT_DRIVER_FUNCS below; cuda* entry points call them through
  * rt_drv(), so a wrapper of cuGetProcAddress sees this runtime's driver traffic. */

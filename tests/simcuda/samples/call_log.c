@@ -104,7 +104,7 @@ int main(void)
 	st[0] = cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &alpha, A, CUDA_R_16F, K, B,
 			     CUDA_R_16F, K, &beta, C, CUDA_R_32F, M, CUBLAS_COMPUTE_32F,
 			     CUBLAS_GEMM_DEFAULT);
-	/* PyTorch's spelling: legacy compute type, tensor-op algo (preampere.md). */
+	/* PyTorch's spelling: legacy compute type, tensor-op algo (doc/facts.md). */
 	st[1] = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, 2, &alpha, A, CUDA_R_16BF, M, B,
 			     CUDA_R_16BF, 2, &beta, C, CUDA_R_32F, M,
 			     (cublasComputeType_t)CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP);

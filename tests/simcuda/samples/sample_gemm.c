@@ -17,14 +17,14 @@ struct sample {
 	int sm;
 };
 
-/* preampere.md: bf16 cublasGemmEx returns CUBLAS_STATUS_NOT_SUPPORTED on Maxwell and Pascal
+/* doc/facts.md: bf16 cublasGemmEx returns CUBLAS_STATUS_NOT_SUPPORTED on Maxwell and Pascal
  * (sm_5x/6x), not ARCH_MISMATCH; Volta and Turing run it (slowly); Ampere on has bf16 MMA. */
 static int bf16_gemm_supported(int sm)
 {
 	return sm >= 70;
 }
 
-/* PyTorch passes the legacy cudaDataType spelling of the compute type (preampere.md). */
+/* PyTorch passes the legacy cudaDataType spelling of the compute type (doc/facts.md). */
 #define LEGACY_COMPUTE_32F ((cublasComputeType_t)CUDA_R_32F)
 
 enum gemm_api { GEMM_EX, GEMM_STRIDED, GEMM_BATCHED };
@@ -46,7 +46,7 @@ static const struct gemm_case {
 	 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT, 1.0, 0.25},
 	{"gemm_ex_f16_tensor_op", GEMM_EX, 'N', 'T', 16, 24, 32, 0, 1, CUDA_R_16F, CUDA_R_16F,
 	 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP, 1.0, 0.0},
-	/* Exactly PyTorch's bf16 addmm call (preampere.md "How PyTorch calls cuBLAS"). */
+	/* Exactly PyTorch's bf16 addmm call (doc/facts.md "How PyTorch calls cuBLAS"). */
 	{"gemm_ex_bf16", GEMM_EX, 'T', 'N', 40, 24, 64, 0, 1, CUDA_R_16BF, CUDA_R_16BF,
 	 LEGACY_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP, 1.0, 0.0},
 	{"gemm_ex_bf16_f32out", GEMM_EX, 'N', 'N', 20, 30, 50, 2, 1, CUDA_R_16BF, CUDA_R_32F,
@@ -193,7 +193,7 @@ static int run_gemm_case(struct sample *s, const struct gemm_case *g)
 	return bad != 0;
 }
 
-/* PyTorch's addmm with a bias (gemm_and_bias, preampere.md): D = alpha op(A) op(B) + beta C
+/* PyTorch's addmm with a bias (gemm_and_bias, doc/facts.md): D = alpha op(A) op(B) + beta C
  * + bias broadcast along the rows, through cublasLtMatmulAlgoGetHeuristic and cublasLtMatmul. */
 static int run_lt_bias(struct sample *s)
 {

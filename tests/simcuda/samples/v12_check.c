@@ -1,7 +1,7 @@
 /* The .12 build of the simulated stack, as a program built for CUDA 12 reaches it: dlopen of
  * the .12 sonames, symbols under the libcublas.so.12 / libcudart.so.12 version nodes, version
  * queries that say 12.x, and the bf16 GEMM verdict of the device (Pascal users run cuBLAS 12,
- * preampere.md "CUDA versions").  Run with LD_LIBRARY_PATH=<build>/tests/simcuda/v12. */
+ * doc/facts.md "CUDA versions").  Run with LD_LIBRARY_PATH=<build>/tests/simcuda/v12. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
@@ -114,7 +114,7 @@ int main(void)
 			}
 		}
 
-	/* bf16 through the .12 library: NOT_SUPPORTED below sm_70 (preampere.md). */
+	/* bf16 through the .12 library: NOT_SUPPORTED below sm_70 (doc/facts.md). */
 	RT(cudaMemcpy)(dA, bf, sizeof bf, cudaMemcpyHostToDevice);
 	st = BLAS(cublasGemmEx)(h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, dA, CUDA_R_16BF, M,
 				dA, CUDA_R_16BF, K, &beta, dC, CUDA_R_32F, M,

@@ -3,7 +3,7 @@
  *   api_test SM VERSION   SM: the compute capability SIMCUDA_ARCH selects (e.g. 61);
  *                         VERSION: what cublasGetVersion must say (130002 or 120804)
  *
- * The arch expectations below are the facts the table encodes (preampere.md, cuBLAS docs),
+ * The arch expectations below are the facts the table encodes (doc/facts.md, cuBLAS docs),
  * restated per configuration: bf16 from sm_70, int8 from sm_61, half arithmetic from sm_53,
  * TF32 compute from sm_80, FP8 from sm_89.
  */
@@ -293,7 +293,7 @@ static void arch(int sm)
 	int count;
 
 	CHECK_INT(sim_device_get(0)->sm, sm);
-	/* bf16: NOT_SUPPORTED on Maxwell/Pascal, runs from Volta (preampere.md). */
+	/* bf16: NOT_SUPPORTED on Maxwell/Pascal, runs from Volta (doc/facts.md). */
 	a.at = a.bt = a.ct = CUDA_R_16BF;
 	CHECK_STATUS(gemm_ex(a), sm >= 70 ? ok : unsup);
 	a.compute = CUDA_R_32F; /* PyTorch's legacy spelling */

@@ -35,7 +35,7 @@ static const combo combos[] = {
 	{ R(32F), R(32F), C(32F_FAST_TF32), R(32F) },
 	{ R(32F), R(32F), C(32F_PEDANTIC), R(32F) },
 	{ R(64F), R(64F), C(64F), R(64F) },
-	/* The legacy cudaDataType spelling PyTorch passes (preampere.md). */
+	/* The legacy cudaDataType spelling PyTorch passes (doc/facts.md). */
 	{ R(16BF), R(16BF), R(32F), R(32F) }, { R(16BF), R(32F), R(32F), R(32F) },
 	{ R(16F), R(16F), R(16F), R(16F) },   { R(64F), R(64F), R(64F), R(64F) },
 	{ R(8I), R(32I), R(32I), R(32I) },

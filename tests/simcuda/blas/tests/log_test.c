@@ -1,7 +1,7 @@
 /* The call log and fault injection as seen from cuBLAS: cublasGemmEx reaches cuBLASLt through
  * cublasLtMatmul (logged at depth 1, before the outer line, which ends later); typed and
  * pointer-array GEMMs do not; SIMCUDA_FAIL rules match on the logged keys, e.g. the
- * bitsandbytes-on-2080-Ti refusal of A=16F, C=32F with a tensor-op algo (preampere.md).
+ * bitsandbytes-on-2080-Ti refusal of A=16F, C=32F with a tensor-op algo (doc/facts.md).
  *
  * Run with SIMCUDA_LOG=<file> and
  * SIMCUDA_FAIL="cublasGemmEx:atype=R_16F,ctype=R_32F,algo=DEFAULT_TENSOR_OP=NOT_SUPPORTED;

@@ -1,4 +1,4 @@
-/* A tiny LD_PRELOAD library that intercepts the driver the way a hook must (preampere.md):
+/* A tiny LD_PRELOAD library that intercepts the driver the way a hook must (doc/facts.md):
  * it exports cuGetProcAddress_v2 wrapping the real one, hands itself out for the runtime's
  * self-lookup, and counts the lookups it sees.
  *

@@ -1,6 +1,8 @@
-/* The GEMM dispatcher: a described call (cublas.c, lt.c) -> its plan (plan.c: the steps to
- * try, in order) -> one walk along the plan, each step forwarding the call or rewriting it,
- * until one answers. */
+/* The walk: the one way into the GEMM machinery for every API.  A described call (cublas.c,
+ * lt.c) -> its plan (plan.c: the steps to try, in order; or the plan its describer made) ->
+ * one loop along the plan, each step forwarding the call or rewriting it, until one answers
+ * -> the outcome, which one function writes to the trace.  Nothing here knows which library
+ * a call came through: that is the call's forward and backend. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -9,17 +11,15 @@
 
 #include "config.h"
 #include "device.h"
+#include "gate.h"
 #include "gemm.h"
 #include "log.h"
 #include "plan.h"
-#include "real.h"
 #include "rewrite/rewrite.h"
 #include "trace.h"
 #include "verdict.h"
+#include "walk.h"
 #include "why.h"
-
-__thread int shim_depth __attribute__((tls_model("initial-exec")));
-unsigned shim_fast_gemm, shim_fast_lt;
 
 static atomic_ulong n_rewritten, n_retried, n_fallback;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -135,10 +135,8 @@ static const rewrite_fn rewrites[] = {
 static int run_step(const struct gemm_call *c, const struct device_facts *dev,
 		    enum decision d, enum why *why)
 {
-	if (d == DECIDE_PASS)
-		return c->forward(c, c->algo);
-	if (d == DECIDE_PASS_DEFAULT_ALGO)
-		return c->forward(c, ABI_GEMM_DEFAULT);
+	if (plan_is_forward(d))
+		return c->forward(c, d);
 	return rewrites[d](c, dev, why);
 }
 
@@ -185,7 +183,7 @@ static abi_status walk(const struct gemm_call *c, const struct device_facts *dev
 			atomic_fetch_add(&n_retried, 1);
 			log_retry(c, dev, refused, s, r);
 		}
-		if (plan_is_forward(s->decision) && gemm_refused(r) && i + 1 < p->n) {
+		if (plan_is_forward(s->decision) && gate_refused(r) && i + 1 < p->n) {
 			refused = r;
 			unavailable = 0;
 			continue;
@@ -197,7 +195,7 @@ static abi_status walk(const struct gemm_call *c, const struct device_facts *dev
 							     .algo = c->algo},
 					 dev->sm, i, s->decision);
 			/* From now on calls with no bf16 operand are planned too. */
-			__atomic_fetch_or(&shim_fast_gemm, SHIM_FAST_VERDICTS, __ATOMIC_RELAXED);
+			gate_note_verdict();
 		}
 		return r;
 	}
@@ -205,10 +203,11 @@ static abi_status walk(const struct gemm_call *c, const struct device_facts *dev
 		return refused; /* the library's answer stands */
 	/* Nothing answered and the call was never made (a plan started past its forward). */
 	atomic_fetch_add(&n_fallback, 1);
-	return c->forward(c, c->algo);
+	return c->forward(c, DECIDE_PASS);
 }
 
-static abi_status dispatch(struct gemm_call *c, struct outcome *out)
+/* Plans c (unless its describer did) and walks the plan. */
+static abi_status dispatch(const struct gemm_call *c, struct outcome *out)
 {
 	abi_status refused = c->first_status;
 	struct plan_device pd;
@@ -216,19 +215,27 @@ static abi_status dispatch(struct gemm_call *c, struct outcome *out)
 	struct plan p;
 	int start;
 
+	if (c->plan) {
+		out->step = c->plan->step[0];
+		return walk(c, c->dev, c->plan, 0, refused, out);
+	}
+	if (shim_config()->mode == MODE_OFF) {
+		out->step.reason = "BF16SHIM_MODE=off";
+		return refused >= 0 ? refused : c->forward(c, DECIDE_PASS);
+	}
 	/* Nothing to plan for a call with no bf16 operand until the library refuses it. */
 	if (refused < 0 && c->atype != ABI_R_16BF && c->btype != ABI_R_16BF && !verdict_any()) {
-		abi_status st = c->forward(c, c->algo);
-		if (!gemm_refused(st))
+		abi_status st = c->forward(c, DECIDE_PASS);
+		if (!gate_refused(st))
 			return st;
 		refused = st;
 	}
-	out->dev = device_for_handle(c->handle);
+	out->dev = c->dev ? c->dev : device_for_handle(c->handle);
 	if (!out->dev) {
 		if (refused >= 0)
 			return refused;
 		out->step.reason = "device unknown";
-		return c->forward(c, c->algo);
+		return c->forward(c, DECIDE_PASS);
 	}
 	pc = plan_call_of(c);
 	pd = (struct plan_device){out->dev->sm, out->dev->tensor_cores};
@@ -245,77 +252,37 @@ static abi_status dispatch(struct gemm_call *c, struct outcome *out)
 	return walk(c, out->dev, &p, start, refused, out);
 }
 
-static void trace_call(const struct gemm_call *c, const struct outcome *out, abi_status st)
+/* The one trace writer: what a walk did with c, and the status the caller got. */
+static void record(const struct gemm_call *c, const struct outcome *out, abi_status st)
 {
-	int pmode = -1;
-	abi_status (*gp)(abi_handle, int *) = real_cublas.cublasGetPointerMode_v2;
-	struct trace_record r = {
+	const struct device_facts *dev = out->dev;
+
+	trace_write(&(struct trace_record){
 		.api = c->api, .m = c->m, .n = c->n, .k = c->k, .batch = c->batch,
 		.transa = c->transa, .transb = c->transb, .atype = c->atype, .btype = c->btype,
 		.ctype = c->ctype, .compute = c->compute, .algo = c->algo,
-		.device = out->dev ? out->dev->ordinal : -1, .sm = out->dev ? out->dev->sm : -1,
-		.real_sm = out->dev ? out->dev->real_sm : -1,
+		.pointer_mode = rewrite_pointer_mode(c),
+		.device = dev ? dev->ordinal : -1, .sm = dev ? dev->sm : -1,
+		.real_sm = dev ? dev->real_sm : -1,
 		.decision = plan_decision_name(out->step.decision), .reason = out->step.reason,
 		.status = st, .first_status = out->first_status,
-	};
-	/* A host call into cuBLAS: reads the handle, never synchronises. */
-	if (c->handle && gp && gp(c->handle, &pmode) != ABI_STATUS_SUCCESS)
-		pmode = -1;
-	r.pointer_mode = pmode;
-	trace_write(&r);
+	});
 }
 
-static int passes_all;
-static pthread_once_t passes_all_once = PTHREAD_ONCE_INIT;
-
-static void find_passes_all(void)
+abi_status gemm_walk(const struct gemm_call *c)
 {
-	const struct shim_config *cfg = shim_config();
-
-	passes_all = cfg->mode == MODE_OFF ||
-		     (plan_all_native(cfg, device_min_sm()) && !trace_enabled() &&
-		      !shim_log_enabled(LOG_DEBUG));
-}
-
-int shim_passes_all(void)
-{
-	pthread_once(&passes_all_once, find_passes_all);
-	return passes_all;
-}
-
-abi_status shim_gemm(struct gemm_call *c)
-{
-	int pass_all = shim_config()->mode == MODE_OFF;
-	struct outcome out = {NULL, {DECIDE_PASS, "no bf16 operand"}, -1};
+	struct outcome out = {c->dev, {DECIDE_PASS, "no bf16 operand"}, -1};
 	abi_status st;
 
-	if (shim_depth)
-		return c->first_status >= 0 ? c->first_status : c->forward(c, c->algo);
-	if (!(__atomic_load_n(&shim_fast_gemm, __ATOMIC_ACQUIRE) & SHIM_FAST_READY) &&
-	    cublas_found())
-		/* While tracing, every call must reach the dispatcher to be written down. */
-		__atomic_fetch_or(&shim_fast_gemm, (shim_passes_all() ? SHIM_FAST_PASS_ALL : 0) |
-				  (trace_enabled() ? 0 : SHIM_FAST_READY), __ATOMIC_RELEASE);
-	if (pass_all && !trace_enabled())
-		return c->first_status >= 0 ? c->first_status : c->forward(c, c->algo);
-	shim_depth++;
-	if (pass_all) {
-		out.step.reason = "BF16SHIM_MODE=off";
-		st = c->first_status >= 0 ? c->first_status : c->forward(c, c->algo);
-	} else {
-		st = dispatch(c, &out);
-	}
+	/* Made while the shim works: ours, or cuBLAS's inside them. */
+	if (gate_depth)
+		return c->first_status >= 0 ? c->first_status : c->forward(c, DECIDE_PASS);
+	gate_depth++;
+	st = dispatch(c, &out);
 	if (trace_enabled())
-		trace_call(c, &out, st);
-	shim_depth--;
+		record(c, &out, st);
+	gate_depth--;
 	return st;
-}
-
-abi_status shim_gemm_run(const struct gemm_call *c, const struct device_facts *dev,
-			 const struct plan *p)
-{
-	struct outcome out = {dev, p->step[0], -1};
-	return walk(c, dev, p, 0, -1, &out);
 }
 
 /* One line at exit, and only if the shim changed anything. */
