@@ -6,12 +6,13 @@
 # and compute_80 only: the simulator runs PTX) and cute_gemm (the package's cute tutorial
 # HGEMM for compute_80, cute_gemm.cu).
 #   usage: build.sh NVCC
-# BF16SHIM_CACHE: the cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/bf16shim).
+# BF16SHIM_TEST_CACHE: the cache folder (default: .cache/cutlass in the source tree, git-ignored,
+# beside the other test builds cached by content).
 set -eu
 NVCC=$1
 SRC=$(cd "$(dirname "$0")" && pwd)
 VERSION=4.2.0.0
-CACHE=${BF16SHIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bf16shim}
+CACHE=${BF16SHIM_TEST_CACHE:-$SRC/../../../.cache/cutlass}
 key=$({ cat "$SRC/cutlass_gemm.cu" "$SRC/cute_gemm.cu" "$SRC/build.sh"; "$NVCC" --version
 	echo "$VERSION"; } |
 	sha256sum | cut -c1-16)
