@@ -39,19 +39,26 @@ def read_records(paths):
 
 
 def summarise(paths):
+    return summarise_records((r for _, r in read_records(paths)), paths)
+
+
+def summarise_records(records, paths=()):
+    """The summary of records; one with a "count" stands for that many calls (the library's
+    tally, which bf16shim.report() in Python reads)."""
     groups, pids, calls, failed = {}, set(), 0, 0
-    for _, r in read_records(paths):
-        calls += 1
+    for r in records:
+        n = r.get("count", 1)
+        calls += n
         pids.add(r.get("pid"))
         key = tuple(r.get(k) for k in GROUP_KEYS)
         g = groups.setdefault(key, {"count": 0, "shapes": {}, "reasons": {}})
-        g["count"] += 1
+        g["count"] += n
         shape = (r.get("m"), r.get("n"), r.get("k"), r.get("batch", 1))
-        g["shapes"][shape] = g["shapes"].get(shape, 0) + 1
+        g["shapes"][shape] = g["shapes"].get(shape, 0) + n
         reason = r.get("reason", "")
-        g["reasons"][reason] = g["reasons"].get(reason, 0) + 1
+        g["reasons"][reason] = g["reasons"].get(reason, 0) + n
         if r.get("status") != 0:
-            failed += 1
+            failed += n
     out = []
     for key, g in groups.items():
         d = dict(zip(GROUP_KEYS, key))
@@ -87,12 +94,13 @@ def shape_text(s):
     return text + (f" ({s['count']})" if s["count"] > 1 else "")
 
 
-def print_text(summary):
+def text_of(summary):
+    """The summary as `bf16shim report` prints it."""
     groups = summary["groups"]
-    print(f"{summary['calls']} calls from {summary['processes']} process"
-          f"{'es' if summary['processes'] != 1 else ''}, {summary['failed']} failed")
+    out = [f"{summary['calls']} calls from {summary['processes']} process"
+           f"{'es' if summary['processes'] != 1 else ''}, {summary['failed']} failed"]
     if not groups:
-        return
+        return out[0]
     rows = []
     for d in groups:
         status = short_status(d, "status")
@@ -108,18 +116,18 @@ def print_text(summary):
         rest = "  ".join(c.ljust(w) for c, w in zip(cells[1:], widths[1:]))
         return f"{first}  {rest}".rstrip()
 
-    print()
-    print(line(head))
+    out += ["", line(head)]
     indent = " " * (widths[0] + 2)
     for d, row in zip(groups, rows):
-        print(line(row))
+        out.append(line(row))
         shapes = [shape_text(s) for s in d["shapes"][:SHAPES_SHOWN]]
         more = len(d["shapes"]) - SHAPES_SHOWN
-        print(f"{indent}shapes: {', '.join(shapes)}"
-              f"{f', and {more} more' if more > 0 else ''}")
+        out.append(f"{indent}shapes: {', '.join(shapes)}"
+                   f"{f', and {more} more' if more > 0 else ''}")
         reasons = [r for r in d["reasons"] if r]
         if reasons:
-            print(f"{indent}why: {'; '.join(reasons)}")
+            out.append(f"{indent}why: {'; '.join(reasons)}")
+    return "\n".join(out)
 
 
 def main(argv):
@@ -133,7 +141,7 @@ def main(argv):
         json.dump(summary, sys.stdout, indent=1)
         print()
     else:
-        print_text(summary)
+        print(text_of(summary))
     return 0
 
 

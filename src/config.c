@@ -28,7 +28,7 @@ static const struct choice levels[] = {
 
 /* The settings with values to check, with their defaults: a name from a list of choices,
  * or a number within [lo, hi]. */
-enum { SET_MODE, SET_PATH, SET_LOG, SET_EMULATE_SM, SET_WORKSPACE_MB, SETTINGS };
+enum { SET_MODE, SET_PATH, SET_LOG, SET_EMULATE_SM, SET_WORKSPACE_MB, SET_TALLY, SETTINGS };
 static const struct setting {
 	const char *var;
 	const struct choice *choices;   /* NULL: a number */
@@ -40,6 +40,7 @@ static const struct setting {
 	[SET_EMULATE_SM] = {BF16SHIM_ENV_EMULATE_SM, NULL, 30, 200, 0},
 	/* At least 1 MiB: panels must hold a few columns of every operand. */
 	[SET_WORKSPACE_MB] = {BF16SHIM_ENV_WORKSPACE_MB, NULL, 1, 1L << 20, 256},
+	[SET_TALLY] = {BF16SHIM_ENV_TALLY, NULL, 0, 1, 0},
 };
 
 static int parse(const struct setting *set, const char *s, long *out)
@@ -83,6 +84,7 @@ int shim_config_parse(struct shim_config *cfg, const char *(*get)(const char *na
 		.log_level = (enum log_level)v[SET_LOG],
 		.emulate_sm = (int)v[SET_EMULATE_SM],
 		.workspace_bytes = (size_t)v[SET_WORKSPACE_MB] << 20,
+		.tally = (int)v[SET_TALLY],
 		.log_file = get(BF16SHIM_ENV_LOG_FILE),
 		.cublas_path = get(BF16SHIM_ENV_CUBLAS),
 		.cublaslt_path = get(BF16SHIM_ENV_CUBLASLT),

@@ -14,6 +14,7 @@ struct shim_config {
 	enum shim_path path;
 	int emulate_sm;          /* 0: report the real architecture */
 	size_t workspace_bytes;  /* cap on scratch per (device, stream) */
+	int tally;               /* count calls in memory for bf16shim_tally() */
 	enum log_level log_level;
 	const char *log_file;    /* NULL: stderr */
 	const char *cublas_path; /* BF16SHIM_CUBLAS */

@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "tally.h"
 #include "trace.h"
 
 /* Enum names as the vendor headers spell them, without the CUDA_/CUBLAS_ prefixes (the
@@ -248,8 +249,9 @@ static int fd_for(pid_t pid)
 	return trace_fd;
 }
 
-/* Tracing is on when the name is set and the first open worked; decided once, so the
- * question costs a load and a branch on every intercepted call. */
+/* Records are wanted when the trace's name is set and its first open worked, or by the
+ * tally (BF16SHIM_TALLY); decided once, so the question costs a load and a branch on
+ * every intercepted call. */
 static int enabled;
 static pthread_once_t enabled_once = PTHREAD_ONCE_INIT;
 
@@ -257,7 +259,7 @@ static void decide_enabled(void)
 {
 	shim_config(); /* so a warning about the file goes where BF16SHIM_LOG_FILE says */
 	read_spec();
-	enabled = has_spec && fd_for(getpid()) >= 0;
+	enabled = (has_spec && fd_for(getpid()) >= 0) || tally_enabled();
 }
 
 int trace_enabled(void)
@@ -266,51 +268,72 @@ int trace_enabled(void)
 	return enabled;
 }
 
+/* The fields that describe the call, from "{" to the status (tally.c groups by them too). */
+static void put_call(struct line *l, const struct trace_record *r)
+{
+	char algo_buf[24];
+
+	put(l, "{\"api\":");
+	put_quoted(l, r->api);
+	put(l, ",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"batch\":%lld", (long long)r->m,
+	    (long long)r->n, (long long)r->k, (long long)r->batch);
+	put_named(l, "transa", NAME_OF(op_names, r->transa), r->transa);
+	put_named(l, "transb", NAME_OF(op_names, r->transb), r->transb);
+	put_named(l, "atype", NAME_OF(type_names, r->atype), r->atype);
+	put_named(l, "btype", NAME_OF(type_names, r->btype), r->btype);
+	put_named(l, "ctype", NAME_OF(type_names, r->ctype), r->ctype);
+	put_named(l, "compute", compute_name(r->compute), r->compute);
+	/* cublasLtMatmul's algorithm is an opaque structure, not a cublasGemmAlgo_t. */
+	if (r->api && strncmp(r->api, "cublasLt", 8) == 0)
+		put(l, ",\"algo\":null");
+	else
+		put_named(l, "algo", algo_name(r->algo, algo_buf, sizeof algo_buf), r->algo);
+	put_named(l, "pointer_mode", NAME_OF(pointer_mode_names, r->pointer_mode),
+		  r->pointer_mode);
+	put(l, ",\"device\":%d,\"sm\":%d,\"real_sm\":%d", r->device, r->sm, r->real_sm);
+	put_string(l, "decision", r->decision);
+	put_string(l, "reason", r->reason);
+	put_status(l, "status", r->status);
+	if (r->first_status != -1)
+		put_status(l, "first_status", r->first_status);
+	if (r->modeled)
+		put_micros(l, "modeled_us", r->modeled_us);
+	if (r->modeled && r->rejected) {
+		put_string(l, "rejected", r->rejected);
+		put_micros(l, "rejected_us", r->rejected_us);
+	}
+}
+
+int trace_describe(const struct trace_record *r, char *buf, size_t cap)
+{
+	struct line l = {.len = 0};
+
+	put_call(&l, r);
+	if (l.truncated || l.len >= cap)
+		return -1;
+	memcpy(buf, l.buf, l.len + 1);
+	return (int)l.len;
+}
+
 void trace_write(const struct trace_record *r)
 {
 	struct line l = {.len = 0};
 	struct timespec now;
-	char algo_buf[24];
 	pid_t pid;
 	int fd;
 
 	if (!trace_enabled())
 		return;
+	tally_add(r);
+	if (!has_spec)
+		return; /* wanted by the tally only */
 	pid = getpid();
 	fd = fd_for(pid);
 	if (fd < 0)
 		return; /* said once when the open failed */
 	clock_gettime(CLOCK_REALTIME, &now);
 
-	put(&l, "{\"api\":");
-	put_quoted(&l, r->api);
-	put(&l, ",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"batch\":%lld", (long long)r->m,
-	    (long long)r->n, (long long)r->k, (long long)r->batch);
-	put_named(&l, "transa", NAME_OF(op_names, r->transa), r->transa);
-	put_named(&l, "transb", NAME_OF(op_names, r->transb), r->transb);
-	put_named(&l, "atype", NAME_OF(type_names, r->atype), r->atype);
-	put_named(&l, "btype", NAME_OF(type_names, r->btype), r->btype);
-	put_named(&l, "ctype", NAME_OF(type_names, r->ctype), r->ctype);
-	put_named(&l, "compute", compute_name(r->compute), r->compute);
-	/* cublasLtMatmul's algorithm is an opaque structure, not a cublasGemmAlgo_t. */
-	if (r->api && strncmp(r->api, "cublasLt", 8) == 0)
-		put(&l, ",\"algo\":null");
-	else
-		put_named(&l, "algo", algo_name(r->algo, algo_buf, sizeof algo_buf), r->algo);
-	put_named(&l, "pointer_mode", NAME_OF(pointer_mode_names, r->pointer_mode),
-		  r->pointer_mode);
-	put(&l, ",\"device\":%d,\"sm\":%d,\"real_sm\":%d", r->device, r->sm, r->real_sm);
-	put_string(&l, "decision", r->decision);
-	put_string(&l, "reason", r->reason);
-	put_status(&l, "status", r->status);
-	if (r->first_status != -1)
-		put_status(&l, "first_status", r->first_status);
-	if (r->modeled)
-		put_micros(&l, "modeled_us", r->modeled_us);
-	if (r->modeled && r->rejected) {
-		put_string(&l, "rejected", r->rejected);
-		put_micros(&l, "rejected_us", r->rejected_us);
-	}
+	put_call(&l, r);
 	put(&l, ",\"pid\":%d,\"tid\":%ld,\"seq\":%llu,\"t_ns\":%lld}\n", (int)pid,
 	    (long)syscall(SYS_gettid), (unsigned long long)atomic_fetch_add(&seq, 1) + 1,
 	    (long long)now.tv_sec * 1000000000LL + now.tv_nsec);

@@ -3,6 +3,7 @@
 #ifndef BF16SHIM_TRACE_H
 #define BF16SHIM_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct trace_record {
@@ -29,5 +30,8 @@ struct trace_record {
 /* Is tracing on?  Reads BF16SHIM_TRACE once. */
 int trace_enabled(void);
 void trace_write(const struct trace_record *r);
+/* The record as the trace writes it, from "{" to its status fields (no closing brace, no
+ * newline), NUL-terminated in buf; its length, or -1 when it does not fit in cap bytes. */
+int trace_describe(const struct trace_record *r, char *buf, size_t cap);
 
 #endif

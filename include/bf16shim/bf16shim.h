@@ -1,10 +1,12 @@
 /* bf16shim: what a user of the project may include.  The library itself is used through
  * LD_PRELOAD and needs no header; this one names its settings (the environment variables it
- * reads, bf16shim(1)) and its version, for programs and scripts that set them.  The library
- * reads each setting by these names, so they cannot drift apart.  Plain C99, no other
- * header needed. */
+ * reads, bf16shim(1)) and its version, for programs and scripts that set them, and its one
+ * function for programs that load it.  The library reads each setting by these names, so
+ * they cannot drift apart.  Plain C99, no other header needed. */
 #ifndef BF16SHIM_H
 #define BF16SHIM_H
+
+#include <stddef.h>
 
 #define BF16SHIM_VERSION "0.1.0"
 
@@ -17,5 +19,14 @@
 #define BF16SHIM_ENV_TRACE "BF16SHIM_TRACE"               /* one JSON line per call here */
 #define BF16SHIM_ENV_CUBLAS "BF16SHIM_CUBLAS"             /* the real libcublas to use */
 #define BF16SHIM_ENV_CUBLASLT "BF16SHIM_CUBLASLT"         /* the real libcublasLt to use */
+#define BF16SHIM_ENV_TALLY "BF16SHIM_TALLY"               /* 1: count calls for bf16shim_tally */
+
+/* What the library intercepted in this process so far, when BF16SHIM_TALLY=1 (a forked
+ * child starts from nothing): one JSON object per line for each distinct call, with the
+ * fields of a trace record (bf16shim(1), TRACE FORMAT) but tid, seq and t_ns, and "count",
+ * the number of such calls.  Writes at most size bytes of it into buf, NUL-terminated
+ * (buf may be NULL when size is 0), and returns the length of the whole text, as snprintf
+ * does; -1 when the tally is off.  Found with dlsym(handle, "bf16shim_tally"). */
+long bf16shim_tally(char *buf, size_t size);
 
 #endif

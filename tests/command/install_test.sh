@@ -47,6 +47,12 @@ expect_status 0 "installed report" "$cmd" report "$stage/t.jsonl"
 expect_output "installed report" "^1 calls from 1 process, 0 failed"
 expect_status 2 "installed demo without the simulator" "$cmd" demo
 expect_output "installed demo" "demo --gpu"
+# The installed scan finds its installed helper; an empty folder holds no GPU code.
+mkdir -p "$stage/empty"
+expect_status 0 "installed scan" "$cmd" scan --arch sm_61 "$stage/empty"
+expect_output "installed scan" "^bf16shim scan: 0 files read"
+checks=$((checks + 1))
+[ -x "$(dirname "$lib")/bf16shim/bf16shim-scan" ] || fail "no bf16shim-scan next to the library"
 ln -s "$cmd" "$stage/linked-bf16shim"
 expect_status 0 "installed command through a symbolic link" \
 	"$stage/linked-bf16shim" run -- sh -c 'printf "%s\n" "$LD_PRELOAD"'

@@ -96,6 +96,45 @@ expect_status 0 "--sim" "$cmd" run --sim sm_75 -- \
 expect_equal "--sim" "$out" "sm_75|$simdir|$lib:$simdir/libcuda.so.1:$simdir/libcudart.so.13:$simdir/libcublasLt.so.13:$simdir/libcublas.so.13"
 expect_status 2 "--sim with a bad arch" "$cmd" run --sim pascal -- true
 
+# A library whose path LD_PRELOAD cannot carry (ld.so splits it on ' ' and ':'): preloaded
+# by its bare name, found through LD_LIBRARY_PATH, or a link in the cache when the folder has
+# a ':' that LD_LIBRARY_PATH would split on too.
+mkdir -p "$tmp/My Drive/lib" "$tmp/a:b/lib"
+cp "$lib" "$tmp/My Drive/lib/libbf16shim.so"
+cp "$lib" "$tmp/a:b/lib/libbf16shim.so"
+show_maps='printf "%s|%s\n" "$LD_PRELOAD" "$LD_LIBRARY_PATH"; grep -o "/.*libbf16shim.so" /proc/self/maps | sort -u'
+BF16SHIM_LIB="$tmp/My Drive/lib/libbf16shim.so" LD_PRELOAD=$stub \
+	expect_status 0 "a space in the library's path" "$cmd" run -- sh -c "$show_maps"
+expect_equal "a space in the library's path" "$out" \
+	"libbf16shim.so:$stub|$tmp/My Drive/lib"$'\n'"$tmp/My Drive/lib/libbf16shim.so"
+BF16SHIM_LIB="$tmp/a:b/lib/libbf16shim.so" XDG_CACHE_HOME=$tmp/cache \
+	expect_status 0 "a colon in the library's path" "$cmd" run -- sh -c "$show_maps"
+expect_output "a colon in the library's path" "^libbf16shim.so\|$tmp/cache/bf16shim/[0-9]+\$"
+expect_output "a colon in the library's path" "^$tmp/a:b/lib/libbf16shim.so\$"
+
+# env: the same settings as export lines, only what it changes, no command.
+expect_status 0 "env" "$cmd" env --mode force --log=info --sim sm_61
+expect_output "env" "^export LD_PRELOAD='$lib:$simdir/libcuda.so.1:"
+expect_output "env" "^export LD_LIBRARY_PATH='$simdir'\$"
+expect_output "env" "^export SIMCUDA_ARCH='sm_61'\$"
+expect_output "env" "^export BF16SHIM_MODE='force'\$"
+expect_output "env" "^export BF16SHIM_LOG='info'\$"
+expect_output "env" "^export TRITON_PTXAS_PATH='"
+expect_no_output "env" "BF16SHIM_PATH|BF16SHIM_TRACE"
+env_out=$out
+expect_status 0 "env, evaluated: what run gives" sh -c 'eval "$1"; printf "%s|%s|%s\n" \
+	"$LD_PRELOAD" "$SIMCUDA_ARCH" "$BF16SHIM_MODE"' sh "$env_out"
+expect_equal "env, evaluated" "$out" "$lib:$simdir/libcuda.so.1:$simdir/libcudart.so.13:$simdir/libcublasLt.so.13:$simdir/libcublas.so.13|sm_61|force"
+expect_status 0 "env again: nothing to change" sh -c 'eval "$("$1" env)"; "$1" env' sh "$cmd"
+expect_equal "env again" "$out" ""
+BF16SHIM_LOG_FILE="it's here" expect_status 0 "env quotes values" \
+	sh -c 'eval "$("$1" env --log-file "a '"'"'quoted'"'"' name")"; printf "%s\n" "$BF16SHIM_LOG_FILE"' \
+	sh "$cmd"
+expect_equal "env quotes values" "$out" "$PWD/a 'quoted' name"
+expect_status 2 "env takes no command" "$cmd" env -- true
+expect_status 2 "env, bad option" "$cmd" env --mode sometimes
+expect_output "env, bad option" "env: --mode sometimes: want one of auto force off"
+
 # The library search.
 BF16SHIM_LIB=/no/such/libbf16shim.so expect_status 2 "BF16SHIM_LIB missing" "$cmd" run -- true
 expect_output "BF16SHIM_LIB missing" "BF16SHIM_LIB=/no/such/libbf16shim.so: no such file"

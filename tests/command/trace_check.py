@@ -7,7 +7,11 @@ Usage: trace_check.py TRACE_TEST CASE
   shared     the same without %p: parent and forked child append to one file, lines whole
   names      enum names against the vendor headers
   off        BF16SHIM_TRACE unset or empty: disabled, nothing written
-  symlink    the trace name is a symbolic link: refused (O_NOFOLLOW), nothing written"""
+  symlink    the trace name is a symbolic link: refused (O_NOFOLLOW), nothing written
+  tally      BF16SHIM_TALLY=1 (src/tally.c, bf16shim_tally()): 8 threads x 100 records, each
+             of its own shape, counted once each: a group per distinct record while there
+             is room, the rest by kind with shape -1, none dropped, no file written; a forked
+             child starts from nothing; off without BF16SHIM_TALLY"""
 import json
 import os
 import subprocess
@@ -167,6 +171,46 @@ def case_symlink(prog, tmp):
     print("symlink: refused with a warning")
 
 
+def case_tally(prog, tmp):
+    n = 100
+    p = run(prog, ["tally", str(n)], {"BF16SHIM_TALLY": "1"})
+    parts, who = {}, None
+    for line in p.stdout.splitlines():
+        if line.split()[0] in ("parent", "child-before", "child-after"):
+            who = line.split()[0]
+            if len(line.split()) != 2 or not line.split()[1].isdigit():
+                fail(f"tally: {line}")
+            parts[who] = []
+        else:
+            parts.setdefault(who, []).append(json.loads(line))
+    groups = parts.get("parent", [])
+    total = sum(g["count"] for g in groups)
+    if total != 8 * n:
+        fail(f"tally: {total} calls counted, want {8 * n}")
+    shaped = [g for g in groups if g["m"] >= 0]
+    shapeless = [g for g in groups if g["m"] == -1]
+    if any(g["count"] != 1 for g in shaped) or not 400 <= len(shaped) < 8 * n:
+        fail(f"tally: {len(shaped)} groups with their shape, want one per call up to the table's room")
+    if not shapeless or sum(g["count"] for g in shapeless) != 8 * n - len(shaped):
+        fail(f"tally: the calls past the room are not counted by kind: {shapeless}")
+    if any("dropped" in g or "tid" in g or "seq" in g for g in groups):
+        fail("tally: dropped calls, or per-call fields")
+    if any(g["status"] == 15 and g.get("first_status_name") != "CUBLAS_STATUS_NOT_SUPPORTED"
+           for g in groups):
+        fail("tally: a group's record lacks the trace's fields")
+    if parts.get("child-before") != [] or \
+            [g["count"] for g in parts.get("child-after", [])] != [3]:
+        fail(f"tally: the forked child: before {parts.get('child-before')}, "
+             f"after {parts.get('child-after')}")
+    if os.listdir(tmp):
+        fail(f"tally: files written: {os.listdir(tmp)}")
+    p = run(prog, ["tally", "1"], {})
+    if not p.stdout.startswith("parent off"):
+        fail(f"tally off: {p.stdout[:200]}")
+    print(f"tally: {total} calls in {len(shaped)} groups with shapes and {len(shapeless)} "
+          f"without; the child's own 3")
+
+
 def main():
     prog, case = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -176,6 +220,8 @@ def main():
             case_names(prog, tmp)
         elif case == "off":
             case_off(prog, tmp)
+        elif case == "tally":
+            case_tally(prog, tmp)
         elif case == "symlink":
             case_symlink(prog, tmp)
         else:

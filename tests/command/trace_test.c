@@ -5,13 +5,19 @@
  *   names          one record per named enum value, checked against the vendor headers
  *                  when built with them (HAVE_CUDA_HEADERS), printed as "field value name"
  *                  lines; then a cublasLtMatmul record, whose algo is null
- *   enabled        prints trace_enabled() and writes one record */
+ *   enabled        prints trace_enabled() and writes one record
+ *   tally N        (src/tally.c, BF16SHIM_TALLY=1) 8 threads x N records as in threads, then
+ *                  prints bf16shim_tally(): "parent" and its lines; a forked child prints
+ *                  its tally before and after writing 3 records ("child-before",
+ *                  "child-after"); with the tally off, prints "off" when it returns -1 */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <bf16shim/bf16shim.h>
 
 #include "trace.h"
 
@@ -168,11 +174,56 @@ static int mode_names(void)
 	return 0;
 }
 
+static void print_tally(const char *who)
+{
+	long n = bf16shim_tally(NULL, 0);
+	char *buf;
+
+	if (n < 0) {
+		printf("%s off\n", who);
+		return;
+	}
+	buf = malloc((size_t)n + 1);
+	/* A buffer too small gets the start of the text, NUL-terminated, and the full length. */
+	if (n > 8 && (bf16shim_tally(buf, 8) != n || strlen(buf) != 7))
+		printf("%s short-buffer-wrong\n", who);
+	if (bf16shim_tally(buf, (size_t)n + 1) != n)
+		printf("%s length-changed\n", who);
+	printf("%s %ld\n%s", who, n, buf);
+	free(buf);
+}
+
+static int mode_tally(void)
+{
+	pid_t child;
+	int status;
+
+	if (run_threads(8, 0))
+		return 1;
+	print_tally("parent");
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		struct trace_record r = sample();
+		print_tally("child-before");
+		for (int i = 0; i < 3; i++)
+			trace_write(&r);
+		print_tally("child-after");
+		fflush(stdout);
+		_exit(0);
+	}
+	return waitpid(child, &status, 0) != child || status != 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "threads")) {
 		per_thread = atoi(argv[2]);
 		return mode_threads();
+	}
+	if (argc == 3 && !strcmp(argv[1], "tally")) {
+		per_thread = atoi(argv[2]);
+		return mode_tally();
 	}
 	if (argc == 2 && !strcmp(argv[1], "names"))
 		return mode_names();
@@ -182,6 +233,6 @@ int main(int argc, char **argv)
 		trace_write(&r);
 		return 0;
 	}
-	fprintf(stderr, "usage: trace_test threads N | names | enabled\n");
+	fprintf(stderr, "usage: trace_test threads N | tally N | names | enabled\n");
 	return 2;
 }

@@ -1,5 +1,6 @@
 /* fuzz_config.c: the settings parser (src/config.c) on arbitrary environments.  The input is
- * a presence mask then NUL-separated values for the BF16SHIM_* names in order.  What must
+ * a presence mask then NUL-separated values for the BF16SHIM_* names in order; the ninth,
+ * BF16SHIM_TALLY, past the mask's bits, is set to what follows the others, if anything.  What must
  * hold: no crash; every value within its documented range (bf16shim.h); a warning for
  * exactly each value not taken, and the returned count equal to the warnings. */
 #include <limits.h>
@@ -11,6 +12,7 @@
 static const char *const names[] = {
 	"BF16SHIM_MODE", "BF16SHIM_PATH", "BF16SHIM_LOG", "BF16SHIM_EMULATE_SM",
 	"BF16SHIM_WORKSPACE_MB", "BF16SHIM_LOG_FILE", "BF16SHIM_CUBLAS", "BF16SHIM_CUBLASLT",
+	"BF16SHIM_TALLY",
 };
 #define NNAMES (sizeof names / sizeof names[0])
 
@@ -67,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *at = size ? copy + 1 : copy, *end = copy + size;
 	for (size_t i = 0; i < NNAMES; i++) {
 		values[i] = NULL;
-		if (!(mask & 1u << i))
+		if (i < 8 ? !(mask & 1u << i) : at >= end)
 			continue;
 		values[i] = at;
 		at += strlen(at);
@@ -89,7 +91,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(quiet.mode == cfg.mode && quiet.path == cfg.path &&
 	      quiet.emulate_sm == cfg.emulate_sm && quiet.workspace_bytes == cfg.workspace_bytes &&
 	      quiet.log_level == cfg.log_level && quiet.log_file == cfg.log_file &&
-	      quiet.cublas_path == cfg.cublas_path && quiet.cublaslt_path == cfg.cublaslt_path,
+	      quiet.cublas_path == cfg.cublas_path && quiet.cublaslt_path == cfg.cublaslt_path &&
+	      quiet.tally == cfg.tally,
 	      "the result depends on warn (mode %d/%d)", (int)quiet.mode, (int)cfg.mode);
 
 	/* Documented ranges. */
@@ -108,10 +111,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* Per name: unset or empty leaves the default without a word; a warned value leaves the
 	 * default; a taken value is what the field now says. */
-	int defaults[5] = {MODE_AUTO, PATH_AUTO, LOG_WARN, 0, 256};
-	int now[5] = {(int)cfg.mode, (int)cfg.path, (int)cfg.log_level, cfg.emulate_sm,
-		      (int)(cfg.workspace_bytes >> 20)};
-	for (int i = 0; i < 5; i++) {
+	CHECK(cfg.tally == 0 || cfg.tally == 1, "tally %d", cfg.tally);
+	int defaults[NNAMES] = {MODE_AUTO, PATH_AUTO, LOG_WARN, 0, 256, [8] = 0};
+	int now[NNAMES] = {(int)cfg.mode, (int)cfg.path, (int)cfg.log_level, cfg.emulate_sm,
+			   (int)(cfg.workspace_bytes >> 20), [8] = cfg.tally};
+	for (int i = 0; i < (int)NNAMES; i++) {
+		if (i >= 5 && i < 8)
+			continue; /* the file names, checked above */
 		const char *v = values[i];
 		CHECK(warned[i] <= 1, "%s warned %d times", names[i], warned[i]);
 		if (!v || !*v || warned[i]) {

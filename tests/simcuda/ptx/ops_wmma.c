@@ -1,252 +1,263 @@
-/* ops_wmma.c: warp-level matrix multiply-accumulate (PTX ISA 9.7.14.4, wmma), the
- * m16n16k16 shape with f16 multiplicands and f16 or f32 accumulators:
- *   wmma.load.{a,b,c}.sync{.aligned}.{row,col}.m16n16k16{.global,.shared}.type r, [p]{, stride}
- *   wmma.store.d.sync{.aligned}.{row,col}.m16n16k16{.global,.shared}.type [p], r{, stride}
- *   wmma.mma.sync{.aligned}.{row,col}.{row,col}.m16n16k16.dtype.ctype d, a, b, c
- * A fragment's distribution over the lanes is unspecified by the ISA ("the layout of
- * the fragments held by different threads is unspecified"), so any layout the three
- * instructions agree on is faithful.  Here lane l holds the elements l*8 .. l*8+7 of the
- * matrix in row-major order: an f16 a/b fragment has them as halves of registers 0-3 and
- * again in registers 4-7 (the ISA gives a/b eight .f16x2 registers, twice what 256
- * elements need); an f32 accumulator one per register, an f16 one two per register.
- * The rules the CUDA C++ Programming Guide states for load_matrix_sync and
- * store_matrix_sync ("Warp Matrix Functions") are enforced with a trap: the whole warp
- * executes the instruction, with one address and one stride; the address is 256-bit
- * aligned and the stride a multiple of 16 bytes.  Products of f16 values are exact in
- * f32; each element of d is c plus the 16 products added in k order, each addition
- * rounded to f32 (an f16 d is that sum rounded to f16 once).  Memory traffic is counted
- * once per element, as the warp's one access to the tile. */
+/* ops_wmma.c: wmma.load, wmma.store and wmma.mma (PTX ISA 9.7.14.4.3-5) over the fragment
+ * layout of tcore.c.  Matrices in memory follow 9.7.14.4.2 "Matrix Storage for WMMA":
+ * row- or column-major, a stride in elements (default: the leading dimension), each row
+ * (column) starting at an address aligned to the fragment's size in bytes, or to the row's
+ * own size where that is smaller (the default strides of m32n8k16 and m8n32k16 need it). */
+#include <stdio.h>
 #include <string.h>
 
+#include "mma.h"
 #include "parse.h"
 
-#define DIM 16
-#define ELEMS (DIM * DIM)
-#define PER_LANE (ELEMS / WARP)
-
 enum { WM_LOAD, WM_STORE, WM_MMA };
-enum { MAT_A, MAT_B, MAT_C, MAT_D };
 
-/* mode2 bits: memory layout of a load/store (col-major), or of mma's a and b. */
-#define L_COL 1u
-#define L_BCOL 2u
+typedef struct wshape {
+	uint16_t word;
+	uint16_t m, n, k;
+} wshape;
 
-/* Registers of a fragment of type t for matrix `mat`. */
-static int frag_regs(int mat, int t)
+static const wshape shapes[] = {
+	{ W_m16n16k16, 16, 16, 16 }, { W_m32n8k16, 32, 8, 16 }, { W_m8n32k16, 8, 32, 16 },
+	{ W_m16n16k8, 16, 16, 8 }, { W_m8n8k4, 8, 8, 4 }, { W_m8n8k32, 8, 8, 32 },
+	{ W_m8n8k128, 8, 8, 128 },
+};
+
+/* Multiplicand types of each shape (9.7.14.4.3 and 9.7.14.4.5, Syntax). */
+static int shape_takes(const wshape *s, int t)
 {
-	return mat <= MAT_B || t == T_f32 ? 8 : 4;
-}
-
-static const uint32_t *regs_of(const pwarp *w, const pinsn *in, int first)
-{
-	return w->b->m->regl + in->aux + (uint32_t)first;
-}
-
-/* Element e of the row-major tile held by lane l: register and half (or -1: whole). */
-static void slot_of_elem(int e, int t, int mat, int *reg, int *half)
-{
-	int q = e % PER_LANE;
-	if (mat <= MAT_B || t == T_f16) {
-		*reg = q / 2;
-		*half = q % 2;
-	} else {
-		*reg = q;
-		*half = -1;
+	switch (s->word) {
+	case W_m16n16k8: return t == T_tf32;
+	case W_m8n8k4: return t == T_f64;
+	case W_m8n8k32: return t == T_s4 || t == T_u4;
+	case W_m8n8k128: return t == T_b1;
+	default: return t == T_f16 || t == T_bf16 || t == T_s8 || t == T_u8;
 	}
 }
 
-static uint64_t get_elem(const pwarp *w, const uint32_t *regs, int e, int t, int mat)
+static int acc_type_ok(int at, int t)
 {
-	int reg, half;
-	slot_of_elem(e, t, mat, &reg, &half);
-	uint64_t v = R(regs[reg])[e / PER_LANE];
-	return half < 0 ? (uint32_t)v : (v >> (16 * half)) & 0xffff;
-}
-
-static void set_elem(pwarp *w, const uint32_t *regs, int e, int t, int mat, uint64_t bits)
-{
-	int reg, half;
-	slot_of_elem(e, t, mat, &reg, &half);
-	uint64_t *r = &R(regs[reg])[e / PER_LANE];
-	if (half < 0) {
-		*r = (uint32_t)bits;
-		return;
+	switch (at) {
+	case T_f16: return t == T_f16 || t == T_f32;
+	case T_bf16: case T_tf32: return t == T_f32;
+	case T_f64: return t == T_f64;
+	default: return t == T_s32;
 	}
-	uint64_t mask = 0xffffull << (16 * half);
-	*r = (*r & ~mask & 0xffffffffull) | ((bits & 0xffff) << (16 * half));
-	if (mat <= MAT_B) /* the copy in registers 4-7 */
-		R(regs[reg + 4])[e / PER_LANE] = *r;
 }
 
-/* The warp's one address and stride; 0, or the trap already reported. */
-static int warp_access(pwarp *w, const pinsn *in, uint32_t m, uint64_t *addr, uint64_t *stride)
+/* Registers of a fragment: .f16 multiplicands always take eight (9.7.14.4.1). */
+static int frag_regs(const pmx *x, int which)
 {
-	const uint64_t *A = R(in->s[4]);
-	const uint64_t *S = in->s[0] != NOREG ? R(in->s[0]) : NULL;
-	uint32_t esz = (uint32_t)ptx__type_size(in->t);
-
-	if (m != FULL_MASK)
-		return ptx__fault(w, in, (int)__builtin_ctz(~m), PTX_ETRAP,
-				  "wmma executed by part of a warp (mask 0x%08x)", m);
-	*addr = A[0] + (uint64_t)in->off;
-	*stride = S ? (uint32_t)S[0] : DIM;
-	for (int l = 1; l < WARP; l++)
-		if (A[l] + (uint64_t)in->off != *addr || (S && (uint32_t)S[l] != *stride))
-			return ptx__fault(w, in, l, PTX_ETRAP,
-					  "wmma with a different address or stride in lane %d", l);
-	if (*addr % 32 || (*stride * esz) % 16)
-		return ptx__fault(w, in, 0, PTX_ETRAP,
-				  "wmma at 0x%llx with stride %llu: the address must be 32-byte "
-				  "aligned and the stride a multiple of 16 bytes",
-				  (unsigned long long)*addr, (unsigned long long)*stride);
-	return 0;
+	int t = which == FR_A ? x->at : which == FR_B ? x->bt : x->ct;
+	if (which != FR_C && t == T_f16)
+		return 8;
+	return ptx__mx_unique(x, which);
 }
 
-/* Byte offset of element (r, c) of the tile in memory. */
-static uint64_t elem_offset(const pinsn *in, int r, int c, uint64_t stride)
+/* Bits of one element in memory. */
+static int mem_bits(int t)
 {
-	uint64_t esz = (uint64_t)ptx__type_size(in->t);
-	return in->mode2 & L_COL ? ((uint64_t)c * stride + (uint64_t)r) * esz
-				 : ((uint64_t)r * stride + (uint64_t)c) * esz;
+	return t == T_tf32 ? 32 : ptx__mx_bits(t);
 }
+
+/* ------------------------------------------------------------ load/store */
 
 static int x_wmma_mem(pwarp *w, const pinsn *in, uint32_t m)
 {
-	uint64_t addr = 0, stride = 0;
-	uint32_t esz = (uint32_t)ptx__type_size(in->t);
-	int st = warp_access(w, in, m, &addr, &stride), mat = in->mode == WM_STORE ? MAT_D : in->rnd;
-	const uint32_t *regs = regs_of(w, in, 0);
-
+	int st = ptx__warp_aligned(w, in, m);
 	if (st)
 		return st;
-	for (int e = 0; e < ELEMS; e++) {
-		uint8_t *p = ptx__mem(w, in, 0, in->space, addr + elem_offset(in, e / DIM, e % DIM, stride),
-				      esz, in->mode == WM_STORE, &st);
-		if (!p)
-			return st;
-		uint64_t v = 0;
-		if (in->mode == WM_STORE) {
-			v = get_elem(w, regs, e, in->t, mat);
-			memcpy(p, &v, esz);
-		} else {
-			memcpy(&v, p, esz);
-			set_elem(w, regs, e, in->t, mat, v);
+	const pmx *x = &w->b->m->mx[in->aux];
+	int which = x->which, store = in->mode == WM_STORE;
+	int t = which == FR_A ? x->at : which == FR_B ? x->bt : which == FR_C ? x->ct : x->dt;
+	int rows, cols, bits = mem_bits(t), e = 32 / (ptx__mx_bits(t) > 32 ? 32 : ptx__mx_bits(t));
+	ptx__mx_dims(x, which, &rows, &cols);
+	if (ptx__mx_bits(t) == 64)
+		e = 1;
+	const uint64_t *A = R(in->s[4]);
+	uint64_t base = A[0] + (uint64_t)in->off;
+	if (in->flags & F_ADDR32)
+		base = (uint32_t)base;
+	uint64_t stride = in->s[3] != NOREG ? (uint32_t)R(in->s[3])[0] : (uint64_t)(x->alay ? rows : cols);
+	for (uint32_t l = 1; l < WARP; l++) {
+		uint64_t a = A[l] + (uint64_t)in->off;
+		if (in->flags & F_ADDR32)
+			a = (uint32_t)a;
+		uint64_t s = in->s[3] != NOREG ? (uint32_t)R(in->s[3])[l] : stride;
+		if (a != base || s != stride)
+			return ptx__fault(w, in, (int)l, PTX_ETRAP, "the lanes of the warp give different "
+					  "addresses or strides (lane 0: 0x%llx, %llu; lane %u: 0x%llx, %llu)",
+					  (unsigned long long)base, (unsigned long long)stride, l,
+					  (unsigned long long)a, (unsigned long long)s);
+	}
+	/* Each row (column) starts aligned to the fragment, or to its own size if smaller. */
+	uint64_t frag = (uint64_t)frag_regs(x, which == FR_D ? FR_C : which) * (bits == 64 ? 8 : 4);
+	uint64_t line = (uint64_t)(x->alay ? rows : cols) * (uint64_t)bits / 8, align = frag < line ? frag : line;
+	uint64_t lead = stride * (uint64_t)bits / 8;
+	for (int i = 0; i < (x->alay ? cols : rows); i++)
+		if ((base + (uint64_t)i * lead) & (align - 1))
+			return ptx__fault(w, in, 0, PTX_EMISALIGNED, "misaligned address: %s %d of the "
+					  "matrix starts at 0x%llx, not %llu-byte aligned (stride %llu)",
+					  x->alay ? "column" : "row", i,
+					  (unsigned long long)(base + (uint64_t)i * lead),
+					  (unsigned long long)align, (unsigned long long)stride);
+	int nregs = store ? x->nd : frag_regs(x, which), nu = ptx__mx_unique(x, which);
+	for (int r = 0; r < nregs; r++) {
+		uint64_t *R = R(x->r[r]);
+		for (uint32_t l = 0; l < WARP; l++) {
+			uint64_t v = store ? R[l] : 0;
+			for (int j = 0; j < e; j++) {
+				int row, col;
+				ptx__mx_pos(x, which, (int)l, r % nu, j, &row, &col);
+				uint64_t idx = x->alay ? (uint64_t)col * stride + (uint64_t)row
+						       : (uint64_t)row * stride + (uint64_t)col;
+				uint64_t bit = idx * (uint64_t)bits;
+				uint32_t sz = bits < 8 ? 1 : (uint32_t)bits / 8;
+				uint8_t *p = ptx__mem(w, in, (int)l, in->space, base + bit / 8, sz, store, &st);
+				if (!p)
+					return st;
+				if (bits < 8) {
+					uint32_t sh = (uint32_t)(bit % 8), mask = (1u << bits) - 1;
+					if (store)
+						*p = (uint8_t)((*p & ~(mask << sh)) |
+							       (((v >> (bits * j)) & mask) << sh));
+					else
+						v |= (uint64_t)((*p >> sh) & mask) << (bits * j);
+				} else if (store) {
+					uint64_t part = v >> (ptx__mx_bits(t) * j);
+					memcpy(p, &part, sz);
+				} else {
+					uint64_t part = 0;
+					memcpy(&part, p, sz);
+					v |= part << (ptx__mx_bits(t) * j);
+				}
+			}
+			if (!store)
+				R[l] = ptx__mx_bits(t) == 64 ? v : (uint32_t)v;
 		}
 	}
 	return 0;
 }
 
-static float f16_value(uint64_t h)
+/* ---------------------------------------------------------------- decoding */
+
+static const wshape *take_shape(pdec *D)
 {
-	return (float)ptx__half_to_double((uint32_t)h, FMT_F16);
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		if (dx_take(D, shapes[i].word))
+			return &shapes[i];
+	return NULL;
 }
 
-static int x_wmma_mma(pwarp *w, const pinsn *in, uint32_t m)
+/* .sync, and .aligned: required from PTX ISA 6.3, implicit before (9.7.14.4.3). */
+static int take_sync(pdec *D, const char *what)
 {
-	const uint32_t *d = regs_of(w, in, 0), *a, *b, *c;
-	int dn = frag_regs(MAT_D, in->t), cn = frag_regs(MAT_C, in->t2);
-	float A[ELEMS], B[ELEMS], C[ELEMS];
-
-	if (m != FULL_MASK)
-		return ptx__fault(w, in, (int)__builtin_ctz(~m), PTX_ETRAP,
-				  "wmma executed by part of a warp (mask 0x%08x)", m);
-	a = regs_of(w, in, dn);
-	b = regs_of(w, in, dn + 8);
-	c = regs_of(w, in, dn + 16);
-	(void)cn;
-	for (int e = 0; e < ELEMS; e++) {
-		uint64_t cv = get_elem(w, c, e, in->t2, MAT_C);
-		A[e] = f16_value(get_elem(w, a, e, T_f16, MAT_A));
-		B[e] = f16_value(get_elem(w, b, e, T_f16, MAT_B));
-		C[e] = in->t2 == T_f32 ? f32_of(cv) : f16_value(cv);
-	}
-	for (int i = 0; i < DIM; i++)
-		for (int j = 0; j < DIM; j++) {
-			float acc = C[i * DIM + j];
-			for (int kk = 0; kk < DIM; kk++)
-				acc += A[i * DIM + kk] * B[kk * DIM + j]; /* the product is exact */
-			uint64_t bits = in->t == T_f32 ? of_f32(acc)
-						       : ptx__round_double(acc, FMT_F16, RND_RN, 0);
-			set_elem(w, d, i * DIM + j, in->t, MAT_D, bits);
-		}
+	int aligned = dx_take(D, W_aligned);
+	if (!dx_take(D, W_sync))
+		return dx_bad(D);
+	if (!aligned && D->P->m->ptx_version >= 63)
+		return dx_fail(D, PTX_ESYNTAX, ".aligned modifier required for instruction '%s'", what);
 	return 0;
 }
 
-/* Appends a fragment's registers to the module's lists; n must match the fragment. */
-static int take_list(pdec *D, int i, int n, int dst)
+static int dec_mem(pdec *D, pmx *x, int store)
 {
-	const popnd *o = &D->ops[i];
-	ptx_module *mod = D->P->m;
-	uint32_t *l;
-
-	if (o->kind != O_VEC || o->n != n)
-		return dx_fail(D, PTX_ESYNTAX, "Argument vector size mismatch for instruction '%s'",
-			       D->text);
-	l = ptx__grow(D->P, mod->regl, &mod->regl_cap, mod->nregl + (uint32_t)n, sizeof *l);
-	if (!l)
+	pinsn *in = D->in;
+	int which = dx_take(D, W_a) ? FR_A : dx_take(D, W_b) ? FR_B : dx_take(D, W_c) ? FR_C
+		    : dx_take(D, W_d) ? FR_D : -1;
+	if (which < 0 || (store ? which != FR_D : which == FR_D))
+		return dx_bad(D);
+	static const char *const names[] = { "wmma.load.a", "wmma.load.b", "wmma.load.c",
+					     "wmma.store.d" };
+	if (take_sync(D, names[which]))
 		return -1;
-	mod->regl = l;
-	for (int k = 0; k < n; k++) {
-		const popnd *e = &o->elem[k];
-		if (e->kind != O_REG || TAG_KIND(e->reg) != TAG_GPR || e->neg)
-			return dx_fail(D, PTX_ESYNTAX, "operands of '%s' must be registers", D->text);
-		l[mod->nregl++] = dst ? dx_elem_dst(D, e) : e->reg;
-	}
-	D->in->vec = (uint8_t)(D->in->vec + n);
-	return 0;
+	const wshape *s = take_shape(D);
+	int lay = dx_take(D, W_row) ? 0 : dx_take(D, W_col) ? 1 : -1, space = dx_take_space(D);
+	int t = dx_type(D, 0);
+	if (!s || lay < 0 || dx_ntypes(D) != 1 || dx_nops(D, 2, 3) ||
+	    (space != -1 && space != SP_GLOBAL && space != SP_SHARED))
+		return dx_bad(D);
+	x->kind = MXK_WMMA;
+	x->m = s->m;
+	x->n = s->n;
+	x->k = s->k;
+	x->which = (uint8_t)which;
+	x->alay = (uint8_t)lay;
+	/* The other operands' types only size the fragments: any valid ones do. */
+	int mult = which <= FR_B ? t : s->word == W_m16n16k8 ? T_tf32 : s->word == W_m8n8k4 ? T_f64
+		   : s->word == W_m8n8k32 ? T_s4 : s->word == W_m8n8k128 ? T_b1
+		   : t == T_s32 ? T_s8 : T_f16;
+	if (!shape_takes(s, mult) || (which >= FR_C && !acc_type_ok(mult, t)))
+		return dx_bad(D);
+	/* Sub-byte and single-bit A is row-major, B column-major (9.7.14.4.3). */
+	if ((mult == T_s4 || mult == T_u4 || mult == T_b1) &&
+	    ((which == FR_A && lay != 0) || (which == FR_B && lay != 1)))
+		return dx_bad(D);
+	x->at = x->bt = (uint8_t)mult;
+	x->ct = x->dt = (uint8_t)(which >= FR_C ? t : mult == T_f16 ? T_f32 : mult == T_f64 ? T_f64
+				  : (mult == T_bf16 || mult == T_tf32) ? T_f32 : T_s32);
+	in->mode = store ? WM_STORE : WM_LOAD;
+	in->space = (uint8_t)(space < 0 ? SP_GENERIC : space);
+	int n = frag_regs(x, which == FR_D ? FR_C : which);
+	x->nd = (uint8_t)n;
+	int ai = store ? 0 : 1;
+	if (dx_addr(D, ai) < -1 || dx_reglist(D, store ? 1 : 0, n, !store, t, x->r))
+		return -1;
+	if (D->nops == 3)
+		in->s[3] = dx_src(D, 2, T_u32);
+	in->fn = x_wmma_mem;
+	return dx_done(D);
+}
+
+static int dec_mma(pdec *D, pmx *x)
+{
+	int bitop = dx_take(D, W_xor) ? W_xor : dx_take(D, W_and) ? W_and : 0;
+	if (bitop && !dx_take(D, W_popc))
+		return dx_bad(D);
+	if (take_sync(D, "wmma.mma"))
+		return -1;
+	const wshape *s = take_shape(D);
+	int aw = dx_take_first(D, W_row, W_col), bw = dx_take_first(D, W_row, W_col);
+	int al = aw ? aw == W_col : -1, bl = bw ? bw == W_col : -1;
+	int nt = dx_ntypes(D);
+	if (!s || al < 0 || bl < 0 || (nt != 2 && nt != 4))
+		return dx_bad(D);
+	x->kind = MXK_WMMA;
+	x->m = s->m;
+	x->n = s->n;
+	x->k = s->k;
+	x->alay = (uint8_t)al;
+	x->blay = (uint8_t)bl;
+	x->dt = (uint8_t)dx_type(D, 0);
+	x->at = (uint8_t)(nt == 2 ? T_f16 : dx_type(D, 1));
+	x->bt = (uint8_t)(nt == 2 ? T_f16 : dx_type(D, 2));
+	x->ct = (uint8_t)dx_type(D, nt - 1);
+	int ints = x->at == T_s8 || x->at == T_u8 || x->at == T_s4 || x->at == T_u4;
+	if (!shape_takes(s, x->at) || x->at != x->bt || !acc_type_ok(x->at, x->ct) ||
+	    !acc_type_ok(x->at, x->dt) || (x->at != T_f16 && x->dt != x->ct) ||
+	    (x->at == T_b1) != (bitop != 0) ||
+	    ((x->at == T_s4 || x->at == T_u4 || x->at == T_b1) && (al != 0 || bl != 1)))
+		return dx_bad(D);
+	x->bitop = (uint8_t)bitop;
+	/* .satfinite: integers clamp; on f16 (removed from PTX ISA 6.5) results stay finite. */
+	if (ints || (x->at == T_f16 && D->P->m->ptx_version < 65))
+		x->sat = (uint8_t)dx_take(D, W_satfinite);
+	x->na = (uint8_t)frag_regs(x, FR_A);
+	x->nb = (uint8_t)frag_regs(x, FR_B);
+	D->in->mode = WM_MMA;
+	D->in->fn = ptx__x_mx;
+	return ptx__dec_mx_operands(D, x);
 }
 
 int ptx__dec_wmma(pdec *D)
 {
-	pinsn *in = D->in;
-	int kind = dx_take(D, W_load) ? WM_LOAD : dx_take(D, W_store) ? WM_STORE :
-		   dx_take(D, W_mma) ? WM_MMA : -1;
-	int mat = dx_take(D, W_a) ? MAT_A : dx_take(D, W_b) ? MAT_B : dx_take(D, W_c) ? MAT_C :
-		  dx_take(D, W_d) ? MAT_D : -1;
-	int sync = dx_take(D, W_sync);
-
-	dx_take(D, W_aligned);
-	in->aux = D->P->m->nregl;
-	in->vec = 0;
-	in->mode = (uint8_t)(kind < 0 ? 0 : kind);
-	if (kind < 0 || !sync)
-		return dx_bad(D);
-	if (kind == WM_MMA) {
-		int al = dx_take(D, W_col) ? 1 : (dx_take(D, W_row), 0);
-		int bl = dx_take(D, W_col) ? 1 : (dx_take(D, W_row), 0);
-		if (mat >= 0 || !dx_take(D, W_m16n16k16) || dx_ntypes(D) != 2 || dx_nops(D, 4, 4))
-			return dx_fail(D, PTX_EUNKNOWN, "'%s' is not implemented", D->text);
-		in->t = (uint8_t)dx_type(D, 0);
-		in->t2 = (uint8_t)dx_type(D, 1);
-		if ((in->t != T_f16 && in->t != T_f32) || (in->t2 != T_f16 && in->t2 != T_f32))
-			return dx_fail(D, PTX_EUNKNOWN, "'%s' is not implemented", D->text);
-		in->mode2 = (uint8_t)((al ? L_COL : 0) | (bl ? L_BCOL : 0));
-		if (take_list(D, 0, frag_regs(MAT_D, in->t), 1) || take_list(D, 1, 8, 0) ||
-		    take_list(D, 2, 8, 0) || take_list(D, 3, frag_regs(MAT_C, in->t2), 0))
-			return -1;
-		in->fn = x_wmma_mma;
-		return dx_done(D);
-	}
-	int col = dx_take(D, W_col) ? 1 : dx_take(D, W_row) ? 0 : -1;
-	int space = dx_take_space(D);
-	if (col < 0 || mat < 0 || (kind == WM_STORE) != (mat == MAT_D) || !dx_take(D, W_m16n16k16))
-		return dx_fail(D, PTX_EUNKNOWN, "'%s' is not implemented", D->text);
-	if (space < 0)
-		space = SP_GENERIC;
-	if (space != SP_GENERIC && space != SP_GLOBAL && space != SP_SHARED)
-		return dx_bad(D);
-	in->t = (uint8_t)dx_type(D, 0);
-	if (dx_ntypes(D) != 1 || (in->t != T_f16 && in->t != T_f32) ||
-	    (mat <= MAT_B && in->t != T_f16) || dx_nops(D, 2, 3))
-		return dx_fail(D, PTX_EUNKNOWN, "'%s' is not implemented", D->text);
-	in->space = (uint8_t)space;
-	in->rnd = (uint8_t)mat; /* no rounding here: the matrix a load fills */
-	in->mode2 = (uint8_t)(col ? L_COL : 0);
-	if (dx_addr(D, kind == WM_LOAD ? 1 : 0) < -1 ||
-	    take_list(D, kind == WM_LOAD ? 0 : 1, frag_regs(mat, in->t), kind == WM_LOAD))
+	pmx *x = dx_new_mx(D);
+	if (!x)
 		return -1;
-	if (D->nops == 3)
-		in->s[0] = dx_src(D, 2, T_u32);
-	in->fn = x_wmma_mem;
-	return dx_done(D);
+	if (dx_take(D, W_load))
+		return dec_mem(D, x, 0);
+	if (dx_take(D, W_store))
+		return dec_mem(D, x, 1);
+	if (dx_take(D, W_mma))
+		return dec_mma(D, x);
+	return dx_bad(D);
 }

@@ -1,268 +1,391 @@
-/* test_wmma.c: wmma.load / wmma.mma / wmma.store (m16n16k16, f16 multiplicands, f16 and
- * f32 accumulators) against a C reference for every combination of layouts, padded
- * strides, global and shared memory; a fragment-wide operation (the same for every
- * element whatever the layout); the traffic of one tile; the traps (part of a warp,
- * differing addresses, misalignment); the architecture row (sm_70) and what stays
- * unimplemented (other shapes). */
+/* test_wmma.c: the wmma kernels of tests/simcuda/kernels (CUDA's nvcuda::wmma API built by
+ * nvcc) on the devices that have them: every shape and multiplicand type, row- and
+ * column-major operands with padded leading dimensions, global and shared memory, several
+ * k-steps into one accumulator, f16 and f32 accumulators scaled element-wise in between.
+ * D is compared element by element with the accumulation of README.md "Numerics" (the
+ * fragment layout is the simulator's own, so the check is on memory only), and the
+ * launches that must fail: a leading dimension that misaligns the rows, a partial warp.
+ *   usage: test_ptx_wmma KERNELS_DIR */
+#include <fenv.h>
+
 #include "test_util.h"
 
-#define HDR ".version 6.3\n.target sm_70\n.address_size 64\n"
-#define LIST(p) "{%" p "0, %" p "1, %" p "2, %" p "3, %" p "4, %" p "5, %" p "6, %" p "7}"
-#define LIST4(p) "{%" p "0, %" p "1, %" p "2, %" p "3}"
-
-static uint32_t seed = 7;
-static uint32_t rnd(void)
+/* One block of the documented accumulation (long double, host rounding mode). */
+static float ref_block(float c, const long double *p, int n)
 {
-	seed = seed * 1664525u + 1013904223u;
-	return seed >> 8;
+	long double t[17], sum = 0;
+	int nt = 0, nan = 0, pinf = 0, ninf = 0, emax = INT32_MIN, negzero = 1;
+	t[nt++] = c;
+	for (int i = 0; i < n; i++)
+		t[nt++] = p[i];
+	for (int i = 0; i < nt; i++) {
+		if (isnan(t[i]))
+			nan = 1;
+		else if (isinf(t[i]))
+			*(t[i] > 0 ? &pinf : &ninf) = 1;
+		else if (t[i] != 0 || !signbit(t[i]))
+			negzero = 0;
+		if (isfinite(t[i]) && t[i] != 0 && ilogbl(t[i]) > emax)
+			emax = ilogbl(t[i]);
+	}
+	if (nan || (pinf && ninf))
+		return bitsf(0x7fffffffu);
+	if (pinf || ninf)
+		return pinf ? INFINITY : -INFINITY;
+	if (emax == INT32_MIN)
+		return negzero ? -0.0f : 0.0f;
+	long double q = ldexpl(1, emax - 23);
+	for (int i = 0; i < nt; i++)
+		sum += truncl(t[i] / q) * q;
+	if (fabsl(sum) >= ldexpl(1, 128))
+		return sum > 0 ? INFINITY : -INFINITY;
+	int old = fegetround();
+	fesetround(FE_TOWARDZERO);
+	volatile float f = (float)sum;
+	fesetround(old);
+	return sum == 0 ? 0.0f : f;
 }
 
-/* f16 bits of a random value with few significant bits, any sign, from 2^-6 to 2^5. */
-static uint16_t rnd_f16(void)
+static uint16_t f16_of(long double x)
 {
-	uint32_t r = rnd();
-	return (uint16_t)(((r & 1) << 15) | ((9 + (r >> 1) % 12) << 10) | ((r >> 5) & 0x3c0));
+	return ref16(x, 0, RN, 0);
 }
 
-static float f16f(uint16_t h)
+static long double tf32_rna(float f)
 {
-	int e = (h >> 10) & 31;
-	float m = (float)(h & 1023);
-	float v = e ? ldexpf(1024 + m, e - 25) : ldexpf(m, -24);
-	return h & 0x8000 ? -v : v;
+	uint32_t u = fbits(f);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return NAN;
+	if ((u & 0x7fffffffu) != 0x7f800000u)
+		u = (u + 0x1000u) & ~0x1fffu;
+	return bitsf(u);
 }
 
-static size_t at(int col, int r, int c, unsigned stride)
-{
-	return col ? (size_t)c * stride + (size_t)r : (size_t)r * stride + (size_t)c;
-}
+/* ------------------------------------------------------------ f16 kernels */
 
-/* Kernel: D = A B + C, each loaded/stored with its own layout and stride; with `shared`
- * A and B go through shared memory first (copied by the warp). */
-static void kernel_text(char *out, size_t len, const char *la, const char *lb, const char *lc,
-			const char *ld, const char *ctype, const char *dtype, int shared, int twice)
-{
-	int c16 = !strcmp(ctype, "f16"), d16 = !strcmp(dtype, "f16");
-	snprintf(out, len, HDR
-		 ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd,\n"
-		 "  .param .u32 sa, .param .u32 sb, .param .u32 sc, .param .u32 sd)\n{\n"
-		 ".reg .b32 %%a<8>, %%b<8>, %%s<4>, %%t<4>;\n.reg .%s %%c<8>;\n.reg .%s %%d<8>;\n"
-		 ".reg .b64 %%rd<8>;\n.reg .pred %%p;\n"
-		 ".shared .align 32 .b8 sm[2048];\n"
-		 "ld.param.u64 %%rd1, [pa]; ld.param.u64 %%rd2, [pb]; ld.param.u64 %%rd3, [pc];\n"
-		 "ld.param.u64 %%rd4, [pd]; ld.param.u32 %%s0, [sa]; ld.param.u32 %%s1, [sb];\n"
-		 "ld.param.u32 %%s2, [sc]; ld.param.u32 %%s3, [sd];\n"
-		 "%s"
-		 "wmma.load.a.sync.aligned.%s.m16n16k16%s.f16 %s, [%s], %%s0;\n"
-		 "wmma.load.b.sync.aligned.%s.m16n16k16%s.f16 %s, [%s], %%s1;\n"
-		 "wmma.load.c.sync.aligned.%s.m16n16k16.global.%s %s, [%%rd3], %%s2;\n"
-		 "wmma.mma.sync.aligned.%s.%s.m16n16k16.%s.%s %s, %s, %s, %s;\n"
-		 "%s"
-		 "wmma.store.d.sync.aligned.%s.m16n16k16.global.%s [%%rd4], %s, %%s3;\n}\n",
-		 c16 ? "b32" : "f32", d16 ? "b32" : "f32",
-		 shared ? "mov.u32 %t0, %laneid;\n"
-			  "mul.wide.u32 %rd5, %t0, 16;\n"   /* each lane copies 16 bytes of A, of B */
-			  "mov.u64 %rd7, sm; add.u64 %rd7, %rd7, %rd5;\n"
-			  "add.u64 %rd6, %rd1, %rd5; ld.global.v4.u32 {%t0, %t1, %t2, %t3}, [%rd6];\n"
-			  "st.shared.v4.u32 [%rd7], {%t0, %t1, %t2, %t3};\n"
-			  "add.u64 %rd6, %rd2, %rd5; ld.global.v4.u32 {%t0, %t1, %t2, %t3}, [%rd6];\n"
-			  "st.shared.v4.u32 [%rd7+512], {%t0, %t1, %t2, %t3};\n"
-			  "bar.sync 0;\nmov.u64 %rd1, sm; add.u64 %rd2, %rd1, 512;\n"
-			: "",
-		 la, shared ? ".shared" : ".global", LIST("a"), "%rd1", lb,
-		 shared ? ".shared" : ".global", LIST("b"), "%rd2",
-		 lc, ctype, c16 ? LIST4("c") : LIST("c"), la, lb, dtype, ctype,
-		 d16 ? LIST4("d") : LIST("d"), LIST("a"), LIST("b"), c16 ? LIST4("c") : LIST("c"),
-		 twice ? (d16 ? "" : "add.f32 %d0, %d0, %d0; add.f32 %d1, %d1, %d1;\n"
-				     "add.f32 %d2, %d2, %d2; add.f32 %d3, %d3, %d3;\n"
-				     "add.f32 %d4, %d4, %d4; add.f32 %d5, %d5, %d5;\n"
-				     "add.f32 %d6, %d6, %d6; add.f32 %d7, %d7, %d7;\n")
-		       : "",
-		 ld, dtype, d16 ? LIST4("d") : LIST("d"));
-}
+typedef struct f16case {
+	const char *kernel;
+	int m, n, k, a_col, b_col, c_f16;
+} f16case;
 
-struct tile {
-	tmem t;
-	uint64_t a, b, c, d;
-	uint16_t *ha, *hb;
-	void *hc, *hd;
+static const f16case f16cases[] = {
+	{ "wmma_f16_16x16x16_rc_f32", 16, 16, 16, 0, 1, 0 },
+	{ "wmma_f16_16x16x16_cr_f16", 16, 16, 16, 1, 0, 1 },
+	{ "wmma_f16_32x8x16_rr_f32", 32, 8, 16, 0, 0, 0 },
+	{ "wmma_f16_8x32x16_cc_f32", 8, 32, 16, 1, 1, 0 },
+	{ "wmma_f16_8x32x16_rc_f16", 8, 32, 16, 0, 1, 1 },
 };
 
-static void make_tile(struct tile *x, unsigned sa, unsigned sb, unsigned sc, unsigned sd,
-		      size_t cesz, size_t desz)
+static uint16_t rnd16(int special)
 {
-	memset(x, 0, sizeof *x);
-	x->a = tmem_alloc(&x->t, 2u * 16 * sa);
-	x->b = tmem_alloc(&x->t, 2u * 16 * sb);
-	x->c = tmem_alloc(&x->t, cesz * 16 * sc);
-	x->d = tmem_alloc(&x->t, desz * 16 * sd);
-	x->ha = tmem_host(&x->t, x->a);
-	x->hb = tmem_host(&x->t, x->b);
-	x->hc = tmem_host(&x->t, x->c);
-	x->hd = tmem_host(&x->t, x->d);
-	for (unsigned i = 0; i < 16 * sa; i++)
-		x->ha[i] = rnd_f16();
-	for (unsigned i = 0; i < 16 * sb; i++)
-		x->hb[i] = rnd_f16();
-	for (unsigned i = 0; i < 16 * sc; i++) {
-		if (cesz == 4)
-			((float *)x->hc)[i] = (float)((int)(rnd() % 2001) - 1000) / 64.0f;
+	uint32_t r = rnd32();
+	if (special && r % 23 == 0) {
+		static const uint16_t s[] = { 0x7e00, 0x7c00, 0xfc00, 0x7bff, 0x0001, 0x83ff };
+		return s[(r >> 8) % 6];
+	}
+	return (uint16_t)((r & 0x8000) | (((r >> 16) % 10 + 10) << 10) | (r & 0x3ff));
+}
+
+static void run_f16(const f16case *c, int sm, int ksteps, int c_col, int special)
+{
+	char *text = read_text(kernels_dir, "wmma70.ptx", NULL);
+	if (sm < 75) {
+		char *t = strstr(text, ".target sm_75");
+		if (t)
+			t[12] = '0';
+	}
+	ptx_module *m = load_text(text, sm, PTX_OK, NULL, 0);
+	free(text);
+	if (!m)
+		return;
+	int M = c->m, N = c->n, K = c->k * ksteps;
+	int lda = (c->a_col ? M : K) + 16, ldb = (c->b_col ? K : N) + 16;
+	int ldc = (c_col ? M : N) + 8;
+	size_t asz = (size_t)lda * (c->a_col ? K : M), bsz = (size_t)ldb * (c->b_col ? N : K);
+	size_t csz = (size_t)ldc * (c_col ? N : M);
+	int cb = c->c_f16 ? 2 : 4;
+	tmem t = { 0 };
+	uint64_t da = tmem_alloc(&t, asz * 2), db = tmem_alloc(&t, bsz * 2),
+		 dc = tmem_alloc(&t, csz * cb), dd = tmem_alloc(&t, csz * cb);
+	uint16_t *ha = tmem_host(&t, da), *hb = tmem_host(&t, db);
+	for (size_t i = 0; i < asz; i++)
+		ha[i] = rnd16(special);
+	for (size_t i = 0; i < bsz; i++)
+		hb[i] = rnd16(special);
+	void *hc = tmem_host(&t, dc);
+	for (size_t i = 0; i < csz; i++) {
+		if (c->c_f16)
+			((uint16_t *)hc)[i] = rnd16(special);
 		else
-			((uint16_t *)x->hc)[i] = rnd_f16();
+			((float *)hc)[i] = (float)(int32_t)rnd32() / 65536.0f;
 	}
-}
-
-static ptx_status run(ptx_module *m, struct tile *x, unsigned sa, unsigned sb, unsigned sc,
-		      unsigned sd, unsigned block, ptx_launch_stats *stats, char *err, size_t len)
-{
-	void *p[] = { &x->a, &x->b, &x->c, &x->d, &sa, &sb, &sc, &sd };
-	unsigned g[3] = { 1, 1, 1 }, bl[3] = { block, 1, 1 };
-	ptx_mem mem = tmem_iface(&x->t, 1);
-	return ptx_launch(ptx_module_kernel(m, "k"), g, bl, 0, p, &mem, stats, err, len);
-}
-
-/* Every layout of a, b, c and d, strides 16 and 24, f32 and f16 accumulators, global and
- * shared multiplicands. */
-static void test_layouts(void)
-{
-	static const char *const lay[] = { "row", "col" };
-	char text[8192], err[512];
-	for (int combo = 0; combo < 16 * 2 * 2; combo++) {
-		int la = combo & 1, lb = combo >> 1 & 1, lc = combo >> 2 & 1, ld = combo >> 3 & 1;
-		int f16acc = combo >> 4 & 1, shared = combo >> 5 & 1;
-		unsigned pad = combo % 3 == 0 ? 8 : 0;
-		unsigned sa = shared ? 16 : 16 + pad, sb = shared ? 16 : 16 + pad;
-		unsigned sc = 16 + pad, sd = 16 + (combo % 5 == 0 ? 8 : 0);
-		size_t cesz = f16acc ? 2 : 4, desz = cesz;
-		kernel_text(text, sizeof text, lay[la], lay[lb], lay[lc], lay[ld],
-			    f16acc ? "f16" : "f32", f16acc ? "f16" : "f32", shared, 0);
-		ptx_module *m = load_text(text, 75, PTX_OK, err, sizeof err);
-		if (!m)
-			continue;
-		struct tile x;
-		make_tile(&x, sa, sb, sc, sd, cesz, desz);
-		ptx_launch_stats st = { 0 };
-		ptx_status s = run(m, &x, sa, sb, sc, sd, 32, &st, err, sizeof err);
-		CHECK(s == PTX_OK, "combo %d: %s", combo, err);
-		for (int i = 0; i < 16 && s == PTX_OK; i++)
-			for (int j = 0; j < 16; j++) {
-				size_t ci = at(lc, i, j, sc);
-				float acc = f16acc ? f16f(((uint16_t *)x.hc)[ci]) : ((float *)x.hc)[ci];
-				for (int kk = 0; kk < 16; kk++)
-					acc += f16f(x.ha[at(la, i, kk, sa)]) * f16f(x.hb[at(lb, kk, j, sb)]);
-				size_t di = at(ld, i, j, sd);
-				if (f16acc) {
-					/* acc is exactly a multiple of 2^-24 well inside f16's range:
-					 * compare as values after the f16 rounding. */
-					float got = f16f(((uint16_t *)x.hd)[di]);
-					CHECK(fabsf(got - acc) <= ldexpf(fabsf(acc), -11),
-					      "combo %d (%d,%d): %a vs %a", combo, i, j, got, acc);
-				} else {
-					CHECK_EQ(fbits(((float *)x.hd)[di]), fbits(acc));
+	float scale = 0.5f;
+	void *p[] = { &da, &lda, &db, &ldb, &dc, &dd, &ldc, &c_col, &ksteps, &scale };
+	char err[512] = "";
+	ptx_status st = run_kernel(m, c->kernel, 1, 32, 0, p, &t, err, sizeof(err));
+	CHECK(st == PTX_OK, "%s on sm_%d: %s %s", c->kernel, sm, ptx_status_name(st), err);
+	void *hd = tmem_host(&t, dd);
+	int blk = sm >= 80 ? 8 : 4, bad = 0;
+	for (int i = 0; i < M && st == PTX_OK; i++)
+		for (int j = 0; j < N; j++) {
+			size_t ci = c_col ? (size_t)j * ldc + i : (size_t)i * ldc + j;
+			float acc;
+			uint32_t want, got;
+			if (c->c_f16)   /* __hmul by 0.5: exact but for subnormals, rounded */
+				acc = (float)h2l(f16_of(h2l(((uint16_t *)hc)[ci], 0) * 0.5L), 0);
+			else
+				acc = ((float *)hc)[ci] * 0.5f;
+			for (int s = 0; s < ksteps; s++) {
+				long double pr[16];
+				for (int k0 = 0; k0 < c->k; k0 += blk) {
+					for (int q = 0; q < blk; q++) {
+						int k = s * c->k + k0 + q;
+						size_t ai = c->a_col ? (size_t)k * lda + i : (size_t)i * lda + k;
+						size_t bi = c->b_col ? (size_t)j * ldb + k : (size_t)k * ldb + j;
+						pr[q] = h2l(ha[ai], 0) * h2l(hb[bi], 0);
+					}
+					acc = ref_block(acc, pr, blk);
 				}
+				if (c->c_f16)   /* each k-step's D is an f16 fragment */
+					acc = (float)h2l(f16_of(acc), 0);
 			}
-		if (!shared && s == PTX_OK) {
-			/* One access per element of a, b, c and d. */
-			CHECK_EQ(st.global_bytes_read, 256u * (2 + 2 + cesz));
-			CHECK_EQ(st.global_bytes_written, 256u * desz);
+			if (c->c_f16) {
+				want = f16_of(acc);
+				got = ((uint16_t *)hd)[ci];
+			} else {
+				want = acc != acc ? 0x7fffffffu : fbits(acc);
+				got = fbits(((float *)hd)[ci]);
+			}
+			if (got != want && bad++ < 5)
+				CHECK(0, "%s on sm_%d (%d k-steps, C %s): D[%d][%d] = 0x%x, want 0x%x",
+				      c->kernel, sm, ksteps, c_col ? "col" : "row", i, j, got, want);
 		}
-		ptx_module_free(m);
-		tmem_free(&x.t);
+	/* ldc that misaligns the rows of C, and a partial warp */
+	int odd = ldc + 1;
+	void *p2[] = { &da, &lda, &db, &ldb, &dc, &dd, &odd, &c_col, &ksteps, &scale };
+	st = run_kernel(m, c->kernel, 1, 32, 0, p2, &t, err, sizeof(err));
+	CHECK(st == PTX_EMISALIGNED && strstr(err, "misaligned address") &&
+	      strstr(err, "-byte aligned (stride"), "%s with ldc %d: %s %s", c->kernel, odd,
+	      ptx_status_name(st), err);
+	st = run_kernel(m, c->kernel, 1, 24, 0, p, &t, err, sizeof(err));
+	CHECK(st == PTX_ETRAP && strstr(err, "lanes 0xff000000 exited"), "%s on 24 threads: %s",
+	      c->kernel, err);
+	tmem_free(&t);
+	ptx_module_free(m);
+}
+
+static void run_f16_shared(int sm)
+{
+	ptx_module *m = load_kernel("wmma70.ptx", sm, PTX_OK);
+	if (!m)
+		return;
+	tmem t = { 0 };
+	uint64_t da = tmem_alloc(&t, 512), db = tmem_alloc(&t, 512), dc = tmem_alloc(&t, 1024),
+		 dd = tmem_alloc(&t, 1024);
+	uint16_t *ha = tmem_host(&t, da), *hb = tmem_host(&t, db);
+	float *hc = tmem_host(&t, dc), *hd = tmem_host(&t, dd);
+	for (int i = 0; i < 256; i++) {
+		ha[i] = rnd16(0);
+		hb[i] = rnd16(0);
+		hc[i] = (float)(int32_t)rnd32() / 65536.0f;
+	}
+	void *p[] = { &da, &db, &dc, &dd };
+	char err[512] = "";
+	ptx_status st = run_kernel(m, "wmma_f16_shared", 1, 32, 0, p, &t, err, sizeof(err));
+	CHECK(st == PTX_OK, "wmma_f16_shared: %s %s", ptx_status_name(st), err);
+	int blk = sm >= 80 ? 8 : 4;
+	for (int i = 0; i < 16 && st == PTX_OK; i++)
+		for (int j = 0; j < 16; j++) {
+			float acc = hc[i * 16 + j];
+			for (int k0 = 0; k0 < 16; k0 += blk) {
+				long double pr[8];
+				for (int q = 0; q < blk; q++)
+					pr[q] = h2l(ha[i * 16 + k0 + q], 0) * h2l(hb[(k0 + q) * 16 + j], 0);
+				acc = ref_block(acc, pr, blk);
+			}
+			CHECK(fbits(hd[i * 16 + j]) == fbits(acc), "shared D[%d][%d] = %g, want %g", i,
+			      j, hd[i * 16 + j], acc);
+		}
+	tmem_free(&t);
+	ptx_module_free(m);
+}
+
+/* ---------------------------------------------- the types of compute_80 */
+
+enum { BF16, TF32, S8, U8, F64, U4, B1 };
+
+typedef struct tcase {
+	const char *kernel;
+	int m, n, k, type;
+} tcase;
+
+static const tcase tcases[] = {
+	{ "wmma_bf16_16x16x16", 16, 16, 16, BF16 }, { "wmma_bf16_32x8x16", 32, 8, 16, BF16 },
+	{ "wmma_bf16_8x32x16", 8, 32, 16, BF16 }, { "wmma_tf32_16x16x8", 16, 16, 8, TF32 },
+	{ "wmma_s8_16x16x16", 16, 16, 16, S8 }, { "wmma_u8_8x32x16", 8, 32, 16, U8 },
+	{ "wmma_f64_8x8x4", 8, 8, 4, F64 }, { "wmma_u4_8x8x32", 8, 8, 32, U4 },
+	{ "wmma_b1_8x8x128_xor", 8, 8, 128, B1 },
+};
+
+static int elem_bits(int t)
+{
+	switch (t) {
+	case BF16: return 16;
+	case TF32: return 32;
+	case S8: case U8: return 8;
+	case F64: return 64;
+	case U4: return 4;
+	default: return 1;
 	}
 }
 
-/* An operation applied to every register of a fragment acts on every element. */
-static void test_fragment_wide(void)
+static uint64_t get_bits(const uint8_t *p, size_t idx, int bits)
 {
-	char text[8192], err[512];
-	kernel_text(text, sizeof text, "row", "col", "row", "col", "f32", "f32", 0, 1);
-	ptx_module *m = load_text(text, 70, PTX_OK, err, sizeof err);
+	if (bits < 8)
+		return (p[idx * (size_t)bits / 8] >> (idx * (size_t)bits % 8)) & ((1u << bits) - 1);
+	uint64_t v = 0;
+	memcpy(&v, p + idx * (size_t)bits / 8, (size_t)bits / 8);
+	return v;
+}
+
+static long double elem_value(uint64_t v, int t)
+{
+	switch (t) {
+	case BF16: return h2l((uint32_t)v, 1);
+	case TF32: return tf32_rna(bitsf((uint32_t)v));
+	case S8: return (int8_t)v;
+	case F64: {
+		double d;
+		memcpy(&d, &v, 8);
+		return d;
+	}
+	default: return (long double)v;
+	}
+}
+
+static void run_typed(const tcase *c, int sm)
+{
+	ptx_module *m = load_kernel("wmma.ptx", sm, PTX_OK);
 	if (!m)
 		return;
-	struct tile x;
-	make_tile(&x, 16, 16, 16, 16, 4, 4);
-	ptx_status s = run(m, &x, 16, 16, 16, 16, 32, NULL, err, sizeof err);
-	CHECK(s == PTX_OK, "%s", err);
-	for (int i = 0; i < 16 && s == PTX_OK; i++)
-		for (int j = 0; j < 16; j++) {
-			float acc = ((float *)x.hc)[at(0, i, j, 16)];
-			for (int kk = 0; kk < 16; kk++)
-				acc += f16f(x.ha[at(0, i, kk, 16)]) * f16f(x.hb[at(1, kk, j, 16)]);
-			CHECK_EQ(fbits(((float *)x.hd)[at(1, i, j, 16)]), fbits(2 * acc));
+	int M = c->m, N = c->n, K = c->k, bits = elem_bits(c->type);
+	int lda = K + 256 / bits, ldb = K + 256 / bits, ldc = N + 8;   /* padded, aligned */
+	size_t ab = (size_t)lda * M * bits / 8, bb = (size_t)ldb * N * bits / 8;
+	int cw = c->type == F64 ? 8 : 4;
+	tmem t = { 0 };
+	uint64_t da = tmem_alloc(&t, ab), db = tmem_alloc(&t, bb),
+		 dc = tmem_alloc(&t, (size_t)ldc * M * cw), dd = tmem_alloc(&t, (size_t)ldc * M * cw);
+	uint8_t *ha = tmem_host(&t, da), *hb = tmem_host(&t, db), *hc = tmem_host(&t, dc);
+	for (size_t i = 0; i < ab; i++)
+		ha[i] = (uint8_t)rnd32();
+	for (size_t i = 0; i < bb; i++)
+		hb[i] = (uint8_t)rnd32();
+	if (c->type == BF16 || c->type == TF32 || c->type == F64) {   /* finite, moderate */
+		for (size_t i = 0; i < ab * 8 / (size_t)bits; i++) {
+			uint64_t v = c->type == F64 ? (uint64_t)fbits(0) : 0;
+			double d = (double)(int32_t)rnd32() / 4096;
+			if (c->type == F64)
+				memcpy(&v, &d, 8);
+			else
+				v = c->type == BF16 ? (fbits((float)d) >> 16) : fbits((float)d);
+			memcpy(ha + i * (size_t)bits / 8, &v, (size_t)bits / 8);
+			d = (double)(int32_t)rnd32() / 65536;
+			if (c->type == F64)
+				memcpy(&v, &d, 8);
+			else
+				v = c->type == BF16 ? (fbits((float)d) >> 16) : fbits((float)d);
+			if (i < bb * 8 / (size_t)bits)
+				memcpy(hb + i * (size_t)bits / 8, &v, (size_t)bits / 8);
 		}
-	ptx_module_free(m);
-	tmem_free(&x.t);
-}
-
-static void expect_trap(const char *text, unsigned block, unsigned sa, uint64_t a_off,
-			const char *what)
-{
-	char err[512];
-	ptx_module *m = load_text(text, 75, PTX_OK, err, sizeof err);
-	if (!m)
-		return;
-	struct tile x;
-	make_tile(&x, 32, 32, 16, 16, 4, 4);
-	x.a += a_off;
-	ptx_status s = run(m, &x, sa, 16, 16, 16, block, NULL, err, sizeof err);
-	CHECK(s == PTX_ETRAP, "%s: got %s (%s)", what, ptx_status_name(s), err);
-	ptx_module_free(m);
-	tmem_free(&x.t);
-}
-
-static void test_traps(void)
-{
-	char text[8192], bad[8192];
-	kernel_text(text, sizeof text, "row", "row", "row", "row", "f32", "f32", 0, 0);
-	expect_trap(text, 32, 16, 2, "address not 32-byte aligned");
-	expect_trap(text, 32, 12, 0, "stride not a multiple of 16 bytes");
-	expect_trap(text, 16, 16, 0, "half a warp");
-	/* Lanes with different addresses. */
-	char *p = strstr(text, "wmma.load.a");
-	snprintf(bad, sizeof bad, "%.*smov.u32 %%t0, %%laneid; and.b32 %%t0, %%t0, 1;\n"
-		 "mul.wide.u32 %%rd5, %%t0, 32; add.u64 %%rd1, %%rd1, %%rd5;\n%s",
-		 (int)(p - text), text, p);
-	expect_trap(bad, 32, 16, 0, "addresses differ between lanes");
-	/* A divergent branch around the mma. */
-	p = strstr(text, "wmma.mma");
-	snprintf(bad, sizeof bad, "%.*smov.u32 %%t0, %%laneid; setp.lt.u32 %%p, %%t0, 5;\n"
-		 "@%%p bra SKIP;\n%.*sSKIP:\n%s", (int)(p - text), text,
-		 (int)(strstr(p, "wmma.store") - p), p, strstr(p, "wmma.store"));
-	expect_trap(bad, 32, 16, 0, "mma in a divergent warp");
-}
-
-static void test_load_rules(void)
-{
-	char text[8192], err[512];
-	kernel_text(text, sizeof text, "row", "row", "row", "row", "f32", "f32", 0, 0);
-	/* wmma needs sm_70 (PTX ISA 9.7.14.4). */
-	ptx_module *m = load_text(text, 61, PTX_ETARGET, err, sizeof err);
-	ptx_module_free(m);
-	char old[8192];
-	snprintf(old, sizeof old, ".version 6.0\n.target sm_61\n%s", strstr(text, ".address_size"));
-	m = load_text(old, 75, PTX_EARCH, err, sizeof err);
-	CHECK(!m || strstr(err, "wmma"), "%s", err);
-	ptx_module_free(m);
-	/* .aligned needs PTX ISA 6.3 (ptxas's rule); without it, 6.0 is enough. */
-	snprintf(old, sizeof old, ".version 6.0\n%s", strstr(text, ".target"));
-	m = load_text(old, 75, PTX_EARCH, err, sizeof err);
-	CHECK(!m || strstr(err, ".aligned"), "%s", err);
-	ptx_module_free(m);
-	/* Shapes other than m16n16k16 are refused, never mis-executed. */
-	char *p = strstr(text, "m16n16k16");
-	memcpy(p, "m32n8k16\0", 9);
-	memmove(p + 8, p + 9, strlen(p + 9) + 1);
-	m = load_text(text, 75, PTX_EUNKNOWN, err, sizeof err);
+		for (int i = 0; i < ldc * M; i++) {
+			double d = (double)(int32_t)rnd32() / 256;
+			if (c->type == F64)
+				memcpy(hc + (size_t)i * 8, &d, 8);
+			else {
+				float f = (float)d;
+				memcpy(hc + (size_t)i * 4, &f, 4);
+			}
+		}
+	} else {
+		for (int i = 0; i < ldc * M; i++) {
+			int32_t v = (int32_t)rnd32() >> 4;
+			memcpy(hc + (size_t)i * 4, &v, 4);
+		}
+	}
+	void *p[] = { &da, &lda, &db, &ldb, &dc, &dd, &ldc };
+	char err[512] = "";
+	ptx_status st = run_kernel(m, c->kernel, 1, 32, 0, p, &t, err, sizeof(err));
+	CHECK(st == PTX_OK, "%s on sm_%d: %s %s", c->kernel, sm, ptx_status_name(st), err);
+	const uint8_t *hd = tmem_host(&t, dd);
+	int blk = c->type == TF32 ? 4 : 8, bad = 0;
+	for (int i = 0; i < M && st == PTX_OK; i++)
+		for (int j = 0; j < N; j++) {
+			size_t ci = (size_t)i * ldc + j;
+			uint64_t want, got = get_bits(hd, ci, cw * 8);
+			if (c->type == F64) {
+				double acc;
+				memcpy(&acc, hc + ci * 8, 8);
+				for (int k = 0; k < K; k++)
+					acc = fma((double)elem_value(get_bits(ha, (size_t)i * lda + k, 64), F64),
+						  (double)elem_value(get_bits(hb, (size_t)j * ldb + k, 64), F64), acc);
+				memcpy(&want, &acc, 8);
+			} else if (c->type == BF16 || c->type == TF32) {
+				float acc;
+				memcpy(&acc, hc + ci * 4, 4);
+				for (int k0 = 0; k0 < K; k0 += blk) {
+					long double pr[8];
+					for (int q = 0; q < blk; q++)
+						pr[q] = elem_value(get_bits(ha, (size_t)i * lda + k0 + q, bits), c->type) *
+							elem_value(get_bits(hb, (size_t)j * ldb + k0 + q, bits), c->type);
+					acc = ref_block(acc, pr, blk);
+				}
+				want = fbits(acc);
+			} else {
+				int32_t c0;
+				memcpy(&c0, hc + ci * 4, 4);
+				long long acc = c0;
+				for (int k = 0; k < K; k++) {
+					long long x = (long long)elem_value(get_bits(ha, (size_t)i * lda + k, bits), c->type);
+					long long y = (long long)elem_value(get_bits(hb, (size_t)j * ldb + k, bits), c->type);
+					acc += c->type == B1 ? (x ^ y) : x * y;
+				}
+				want = (uint32_t)acc;
+			}
+			if (got != want && bad++ < 5)
+				CHECK(0, "%s on sm_%d: D[%d][%d] = 0x%llx, want 0x%llx", c->kernel, sm, i, j,
+				      (unsigned long long)got, (unsigned long long)want);
+		}
+	tmem_free(&t);
 	ptx_module_free(m);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_layouts();
-	test_fragment_wide();
-	test_traps();
-	test_load_rules();
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
-	return failures != 0;
+	kernels_dir = argc > 1 ? argv[1] : ".";
+	static const int f16_sms[] = { 70, 75, 80, 90 }, sms[] = { 80, 86, 90 };
+	for (size_t c = 0; c < sizeof(f16cases) / sizeof(f16cases[0]); c++)
+		for (size_t s = 0; s < sizeof(f16_sms) / sizeof(f16_sms[0]); s++)
+			for (int ks = 1; ks <= 3; ks += 2) {
+				run_f16(&f16cases[c], f16_sms[s], ks, 0, 0);
+				run_f16(&f16cases[c], f16_sms[s], ks, 1, 1);
+			}
+	for (size_t s = 0; s < sizeof(f16_sms) / sizeof(f16_sms[0]); s++)
+		if (f16_sms[s] >= 75)
+			run_f16_shared(f16_sms[s]);
+	for (size_t c = 0; c < sizeof(tcases) / sizeof(tcases[0]); c++)
+		for (size_t s = 0; s < sizeof(sms) / sizeof(sms[0]); s++)
+			run_typed(&tcases[c], sms[s]);
+	/* Types newer than the device are refused the way ptxas refuses them. */
+	char err[1024] = "";
+	char *text = read_text(kernels_dir, "wmma.ptx", NULL);
+	char *tg = strstr(text, ".target sm_80");
+	if (tg)
+		tg[11] = '7', tg[12] = '5';
+	ptx_module *m = load_text(text, 75, PTX_EARCH, err, sizeof(err));
+	CHECK(strstr(err, "requires .target sm_80 or higher") != NULL, "wmma.ptx on sm_75: %s", err);
+	ptx_module_free(m);
+	free(text);
+	if (!failures)
+		printf("all wmma tests passed\n");
+	return failures ? 1 : 0;
 }

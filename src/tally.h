@@ -1,0 +1,13 @@
+/* The tally (BF16SHIM_TALLY=1): the process's intercepted calls counted in memory, grouped
+ * by what the trace would say of each, for bf16shim_tally() (the public header). */
+#ifndef BF16SHIM_TALLY_H
+#define BF16SHIM_TALLY_H
+
+#include "trace.h"
+
+/* Is the tally on?  Reads the settings on first use. */
+int tally_enabled(void);
+/* Counts r in its group (nothing when the tally is off). */
+void tally_add(const struct trace_record *r);
+
+#endif
