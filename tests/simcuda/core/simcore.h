@@ -119,6 +119,9 @@ typedef struct sim_device {
 	int sm;                    /* major*10+minor */
 	int tensor_cores;          /* 0 for e.g. GTX 16xx (sm_75 without tensor cores) */
 	int sm_count;
+	/* A named part's clocks (kHz), memory bus (bits) and L2 (bytes); 0: the architecture's
+	 * typical part's (the driver's table). */
+	int clock_khz, mem_clock_khz, bus_bits, l2_bytes;
 	size_t mem_bytes;          /* SIMCUDA_MEM_MB, default 1024 */
 	char name[96];
 } sim_device;
