@@ -125,7 +125,11 @@ typedef void *abi_lt_layout;     /* cublasLtMatrixLayout_t */
 typedef void *abi_lt_pref;       /* cublasLtMatmulPreference_t */
 
 /* CUresult and driver enums */
-enum { ABI_CUDA_SUCCESS = 0 };
+enum {
+	ABI_CUDA_SUCCESS = 0,
+	ABI_CUDA_NOT_FOUND = 500,           /* CUDA_ERROR_NOT_FOUND */
+	ABI_CUDA_NO_BINARY_FOR_GPU = 209,   /* CUDA_ERROR_NO_BINARY_FOR_GPU */
+};
 enum {
 	ABI_DEV_ATTR_CC_MAJOR = 75, /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
 	ABI_DEV_ATTR_CC_MINOR = 76,
