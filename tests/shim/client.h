@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* The file at path followed by pad (at least 1) NUL bytes; *len: the file's bytes. */
-static char *client_read(const char *path, size_t pad, size_t *len)
+static inline char *client_read(const char *path, size_t pad, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	long n;
@@ -28,7 +28,7 @@ static char *client_read(const char *path, size_t pad, size_t *len)
 }
 
 /* float -> bf16, round to nearest even; NaN -> the canonical 0x7fff. */
-static uint16_t client_bf16(float f)
+static inline uint16_t client_bf16(float f)
 {
 	uint32_t x;
 	memcpy(&x, &f, 4);
