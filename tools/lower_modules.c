@@ -5,6 +5,7 @@
  * library lowers it (src/modlower.c), written to OUT/<file>.<module>.sm_XX.ptx when a folder
  * is given, and each kernel that has to stay out is reported with what keeps it out. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,6 +126,26 @@ static void lower_one(struct run *r, const struct fb_container *c, const struct 
 	free(lw.blocked);
 }
 
+/* Kernels in the module's first SASS entry; -1 when there is none or it cannot be read. */
+static long sass_kernels(const struct fb_container *c0)
+{
+	struct fb_container c = *c0;
+	struct fb_entry e;
+	long n = -1;
+
+	while (fb_next(&c, &e, NULL, 0) == FB_OK) {
+		uint8_t *elf;
+		size_t got;
+		if (e.kind != FB_KIND_SASS || !(elf = malloc(e.bytes)))
+			continue;
+		if (fb_entry_read(&c, &e, elf, e.bytes, &got, NULL, 0) == FB_OK)
+			n = fb_cubin_kernels(elf, got);
+		free(elf);
+		break;
+	}
+	return n;
+}
+
 static size_t module(void *ctx, const uint8_t *p, size_t avail, int strict)
 {
 	struct run *r = ctx;
@@ -153,6 +174,9 @@ static size_t module(void *ctx, const uint8_t *p, size_t avail, int strict)
 			say(r, "runs on sm_%d as it is (%s; it holds %s)", r->target, t, list);
 	} else if (fb_choose_lowering(c.base, c.size, r->target, &e) >= 0) {
 		lower_one(r, &c, &e);
+	} else if (*list && sass_kernels(&c) == 0) {
+		if (r->verbose)    /* nvlink's module of a program's link: no kernels */
+			say(r, "no kernels (it holds %s)", list);
 	} else if (*list) {
 		say(r, "nothing runs on sm_%d and there is no PTX for a newer GPU to lower (it "
 		    "holds %s)", r->target, list);
@@ -174,6 +198,9 @@ int lower_modules(const char *path, const uint8_t *p, size_t n, int target,
 	struct run r = {path, out_dir, target, verbose, 0, 0, 0};
 	const struct fb_finder finder = {module, malformed, malformed, &r};
 
+	/* For the kernels' source names: the library only uses a C++ runtime the program has
+	 * loaded; this command may load one. */
+	dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_GLOBAL);
 	if (out_dir && mkdir(out_dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "bf16shim-lower: %s: %s\n", out_dir, strerror(errno));
 		return 2;

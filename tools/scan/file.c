@@ -300,6 +300,8 @@ static size_t read_container(struct reader *r, const uint8_t *p, size_t avail, i
 		return c.size;     /* an empty container: nothing to load */
 	m.entries = r->entries;
 	m.nentries = r->nentries;
+	m.container = &c;
+	m.deep = r->s->opt.deep;
 	add_module(r, &m, module_kernels(r, &c), &c);
 	return c.size;
 }
