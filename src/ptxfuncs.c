@@ -81,6 +81,17 @@ static int function_header(const char *s, size_t a, size_t b, struct ptx_func *f
 	int depth = 0;
 
 	for (size_t i = a; i < b; i++) {
+		if (s[i] == '/' && i + 1 < b && s[i + 1] == '/') {
+			while (i < b && s[i] != '\n')
+				i++;
+			continue;
+		}
+		if (s[i] == '/' && i + 1 < b && s[i + 1] == '*') {
+			for (i += 2; i + 1 < b && !(s[i] == '*' && s[i + 1] == '/'); i++)
+				;
+			i++;
+			continue;
+		}
 		if (s[i] == '(')
 			depth++;
 		else if (s[i] == ')')
@@ -109,6 +120,19 @@ static int function_header(const char *s, size_t a, size_t b, struct ptx_func *f
 		f->name_len = i - f->name_at;
 		return 1;
 	}
+	return 0;
+}
+
+/* The directives that end at their line, not at a ';' (PTX ISA, "Module Directives",
+ * "Debugging Directives"). */
+static int line_directive(const char *s, size_t i, size_t len)
+{
+	static const char *const words[] = {".version", ".target", ".address_size", ".file",
+					    ".loc"};
+
+	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+		if (word_at(s, i, len, words[k]))
+			return 1;
 	return 0;
 }
 
@@ -145,6 +169,11 @@ int ptxfuncs_parse(const char *text, size_t len, struct ptx_funcs *out)
 			t.i++;
 			continue;
 		}
+		if (!in_stmt && line_directive(text, t.i, len)) {
+			while (t.i < len && text[t.i] != '\n')
+				t.i++;
+			continue;
+		}
 		if (!in_stmt) {
 			in_stmt = 1;
 			start = t.i;
@@ -157,7 +186,10 @@ int ptxfuncs_parse(const char *text, size_t len, struct ptx_funcs *out)
 		memset(&f, 0, sizeof f);
 		if (!function_header(text, start, t.i, &f)) {
 			if (c == '{') {
-				skip_group(&t, '{', '}');   /* an initialiser: the statement goes on */
+				/* An initialiser: the statement goes on to its ';'.  A debug
+				 * section's braces end it. */
+				skip_group(&t, '{', '}');
+				in_stmt = !word_at(text, start, len, ".section");
 			} else {
 				in_stmt = 0;
 				t.i++;

@@ -124,6 +124,15 @@ static abi_result swap_done(struct swap *sw, abi_result r, void *handle, int pre
 	if (sw->fl.image) {
 		if (r == ABI_CUDA_SUCCESS && handle)
 			blocked_record(handle, &sw->fl, keep ? sw->fl.block : NULL);
+		else if (r == ABI_CUDA_INVALID_IMAGE || r == ABI_CUDA_NO_BINARY_FOR_GPU ||
+			 r == ABI_CUDA_INVALID_PTX || r == ABI_CUDA_UNSUPPORTED_PTX)
+			shim_log_once("lowered module refused", LOG_WARN, LOG_BY_SHIM,
+				      "the driver refused a fatbin with PTX lowered for sm_%d (CUDA "
+				      "error %d): the program gets that error (BF16SHIM_LOG=debug "
+				      "names the module)", sw->fl.lowered[0]->sm, r);
+		if (r != ABI_CUDA_SUCCESS)
+			shim_log(LOG_DEBUG, LOG_BY_SHIM, "module %.16s lowered for sm_%d: the driver "
+				 "answered %d", sw->fl.lowered[0]->key, sw->fl.lowered[0]->sm, r);
 		fatload_release(&sw->fl, keep);
 	} else if (sw->text) {
 		if (keep)
