@@ -2,7 +2,8 @@
 
 rms_norm: xformers' RMSNorm (xformers/ops/_triton/rmsnorm_kernels.py): bf16 in and out, fp32
 accumulation, a bf16 weight.  softmax: Triton's tutorial row softmax, bf16 in and out, fp32
-inside.  matmul: Triton's tutorial matmul, bf16 operands, tl.dot into fp32, bf16 out.
+inside.  matmul: Triton's tutorial matmul, bf16 operands, tl.dot into fp32, bf16 out (or, OUT_BF16 false,
+fp32 out: run_triton_dot.py runs it with fp16 operands on the tensor-core path).
 round_bf16: fp32 -> bf16 with the rounding mode named explicitly (rtne, rtz); pack_bf16x2: the
 same conversion as inline PTX (cvt.rn.bf16x2.f32).
 """
@@ -63,7 +64,7 @@ def softmax(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, 
 @triton.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
            BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-           GROUP_SIZE_M: tl.constexpr):
+           GROUP_SIZE_M: tl.constexpr, OUT_BF16: tl.constexpr = True):
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -87,7 +88,10 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
         accumulator = tl.dot(a, b, accumulator)
         a_ptrs += BLOCK_SIZE_K * stride_ak
         b_ptrs += BLOCK_SIZE_K * stride_bk
-    c = accumulator.to(tl.bfloat16)
+    if OUT_BF16:
+        c = accumulator.to(tl.bfloat16)
+    else:
+        c = accumulator
 
     offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
     offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)

@@ -379,7 +379,7 @@ static sim_err launch_run(sim_op *op)
 		return SIM_OK;
 	fprintf(stderr, "simcuda: kernel %s failed: %s\n", lo->f->name, err);
 	sim_log_note("kernel %s failed: %s", lo->f->name, err);
-	return ps == PTX_EFAULT ? SIM_EFAULT : SIM_ELAUNCH;
+	return ps == PTX_EFAULT ? SIM_EFAULT : ps == PTX_EMISALIGNED ? SIM_EMISALIGNED : SIM_ELAUNCH;
 }
 
 static void launch_release(sim_op *op)

@@ -67,6 +67,10 @@ static sim_err load_ptx(sim_module *m, const char *text, size_t len, int sm, cha
 	/* A kernel that never ends must not hang a test run: 2^34 thread-instructions is
 	 * minutes of interpretation, far beyond any test. */
 	ptx_module_set_step_limit(m->ptx, (uint64_t)1 << 34);
+	/* SIMCUDA_ASYNC_COPY=wait: cp.async completes only at its wait, so a kernel that
+	 * reads the copied data before waiting fails instead of passing by luck. */
+	const char *async = getenv("SIMCUDA_ASYNC_COPY");
+	ptx_module_set_async_delay(m->ptx, async && strcmp(async, "wait") == 0);
 	return SIM_OK;
 }
 

@@ -44,6 +44,7 @@ typedef enum sim_err {
 	SIM_ENOBINARY,     /* no image in the fatbin or cubin runs on the device */
 	SIM_EIMAGE,        /* malformed fatbin or cubin */
 	SIM_ESASS,         /* only SASS fits the device: the module loads, its kernels cannot run */
+	SIM_EMISALIGNED,   /* a kernel's access not aligned to its size: "misaligned address" */
 } sim_err;
 
 /* Status families, for fault-rule status names and for the log. */

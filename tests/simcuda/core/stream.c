@@ -204,7 +204,7 @@ static sim_err run_op(sim_stream *s, sim_op *op)
 {
 	sim_err err = op->run(op);
 	/* Faults inside device work are asynchronous on a real GPU: they poison the context. */
-	if (err == SIM_EFAULT || err == SIM_ELAUNCH)
+	if (err == SIM_EFAULT || err == SIM_ELAUNCH || err == SIM_EMISALIGNED)
 		core_set_sticky(s->device, err);
 	return err;
 }

@@ -1,6 +1,7 @@
 /* bench_ptx.c: interpreter speed on the test kernels at the sizes the project's own kernels
  * use (about a million elements), in thread-instructions per second, with a ptx_mem that
- * maps a warp's whole access range at once (try_map) and, for saxpy, one that does not.
+ * maps a warp's whole access range at once (try_map) and, for saxpy, one that does not;
+ * and on an mma-heavy loop (mma.m16n8k16, f16 in, f32 accumulation, on sm_80).
  *   usage: bench_ptx KERNELS_DIR */
 #include <time.h>
 
@@ -60,6 +61,14 @@ int main(int argc, char **argv)
 	bench("softmax.ptx", "softmax_rows", 1024, 256, 1024, sm, &t);
 	void *bf[] = { &n, &h, &a, &bias, &h, &y };
 	bench("bf16.ptx", "bf16_affine", 4096, 256, 0, bf, &t);
+	/* 256 warps, each 512 iterations of mma_loop: its registers come from random halves. */
+	uint64_t regs = tmem_alloc(&t, 256 * 32 * 10 * 4), out = tmem_alloc(&t, 256 * 32 * 4 * 4);
+	uint32_t *hr = tmem_host(&t, regs);
+	for (int i = 0; i < 256 * 32 * 10; i++)
+		hr[i] = (rnd32() & 0x3fff3fffu) | 0x30003000u;
+	int iters = 512;
+	void *mm[] = { &regs, &out, &iters };
+	bench("mma.ptx", "mma_loop", 256, 32, 0, mm, &t);
 	tmem_free(&t);
 	return failures ? 1 : 0;
 }

@@ -15,8 +15,11 @@ import sys
 import tempfile
 
 HEAD = ".version {ver}\n.target sm_{tgt}\n.address_size 64\n.visible .entry k()\n{{\n{body}\n}}\n"
-REGS = (".reg .b16 %h<4>;\n.reg .f32 %f<4>;\n.reg .b32 %r<4>;\n.reg .f64 %d<4>;\n"
+REGS = (".reg .b16 %h<4>;\n.reg .f32 %f<8>;\n.reg .b32 %r<10>;\n.reg .f64 %d<4>;\n"
         ".reg .b64 %rd<4>;\n.reg .pred %p<2>;\n")
+
+MMA884 = ("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, "
+          "{%r0,%r1}, {%r2,%r3}, {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7};")
 
 # (PTX ISA version, .target, device sm, instruction).  This ptxas (CUDA 13) knows no
 # --gpu-name below sm_75, so older targets are checked through .target with a newer device:
@@ -89,6 +92,84 @@ CASES = [
     ("7.8", 90, 90, "set.lt.and.s16.bf16 %h1, %h1, %h2, %p1;"),
     ("7.8", 90, 90, "set.num.ftz.f16.f32 %h1, %f1, %f2;"),
     ("7.8", 90, 90, "set.ltu.ftz.f16x2.f16x2 %r1, %r1, %r2;"),
+    # mma, wmma, ldmatrix, movmatrix, stmatrix, cp.async, mbarrier: targets and versions
+    ("6.3", 70, 75, MMA884),
+    ("6.4", 61, 75, MMA884),
+    ("6.5", 70, 75, "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, "
+                    "{%r0,%r1}, {%r2}, {%f0,%f1,%f2,%f3};"),
+    ("6.4", 75, 75, "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, "
+                    "{%r0,%r1}, {%r2}, {%f0,%f1,%f2,%f3};"),
+    ("6.4", 61, 75, "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, "
+                    "{%r0,%r1}, {%r2}, {%f0,%f1,%f2,%f3};"),
+    ("7.0", 75, 75, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, "
+                    "{%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f0,%f1,%f2,%f3};"),
+    ("6.3", 61, 75, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, "
+                    "{%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f0,%f1,%f2,%f3};"),
+    ("7.0", 61, 75, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f0,%f1,%f2,%f3}, "
+                    "{%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f0,%f1,%f2,%f3};"),
+    ("7.0", 75, 75, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f0,%f1,%f2,%f3}, "
+                    "{%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f0,%f1,%f2,%f3};"),
+    ("7.0", 75, 75, "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%d0,%d1}, {%d2}, {%d3}, "
+                    "{%d0,%d1};"),
+    ("7.0", 80, 80, "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%d0,%d1,%d2,%d3}, "
+                    "{%d0,%d1,%d2,%d3}, {%d0,%d1}, {%d0,%d1,%d2,%d3};"),
+    ("6.4", 61, 75, "mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%r0,%r1}, {%r2}, {%r3}, "
+                    "{%r0,%r1};"),
+    ("7.0", 75, 75, "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32 "
+                    "{%r0,%r1,%r2,%r3}, {%r4,%r5,%r6,%r7}, {%r8,%r9}, {%r0,%r1,%r2,%r3};"),
+    ("7.0", 75, 75, "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc {%r0,%r1}, "
+                    "{%r2}, {%r3}, {%r0,%r1};"),
+    ("8.4", 75, 75, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%f0,%f1,%f2,%f3}, "
+                    "{%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f0,%f1,%f2,%f3};"),
+    ("7.0", 75, 75, "mma.sync.aligned.m8n8k4.row.row.f16.f16.f16.f32 {%r0,%r1,%r2,%r3}, "
+                    "{%r2,%r3}, {%r4,%r5}, {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7};"),
+    ("7.0", 75, 75, "mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16 {%r0,%r1,%r2,%r3}, "
+                    "{%r2,%r3}, {%r4,%r5}, {%r0,%r1,%r2,%r3};"),
+    ("6.0", 61, 75, "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 "
+                    "{%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%rd0];"),
+    ("6.0", 70, 75, "wmma.load.a.sync.aligned.row.m32n8k16.global.f16 "
+                    "{%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%rd0];"),
+    ("6.0", 70, 75, "wmma.load.a.sync.row.m16n16k16.global.f16 "
+                    "{%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%rd0];"),
+    ("6.3", 70, 75, "wmma.load.a.sync.row.m16n16k16.global.f16 "
+                    "{%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%rd0];"),
+    ("7.0", 75, 75, "wmma.load.a.sync.aligned.row.m16n16k16.global.bf16 {%r0,%r1,%r2,%r3}, [%rd0];"),
+    ("7.0", 75, 75, "wmma.load.a.sync.aligned.row.m16n16k8.global.tf32 {%r0,%r1,%r2,%r3}, [%rd0];"),
+    ("7.0", 70, 75, "wmma.load.a.sync.aligned.row.m16n16k16.global.s8 {%r0,%r1}, [%rd0];"),
+    ("7.0", 72, 75, "wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {%r0}, [%rd0];"),
+    ("7.0", 72, 75, "wmma.load.a.sync.aligned.row.m8n8k128.global.b1 {%r0}, [%rd0];"),
+    ("7.0", 75, 75, "wmma.load.a.sync.aligned.row.m8n8k4.global.f64 {%d0}, [%rd0];"),
+    ("7.0", 70, 75, "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 "
+                    "{%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, "
+                    "{%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7};"),
+    ("7.0", 70, 75, "wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd0], "
+                    "{%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, 32;"),
+    ("6.4", 75, 75, "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0,%r1,%r2,%r3}, [%rd0];"),
+    ("6.5", 70, 75, "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0,%r1,%r2,%r3}, [%rd0];"),
+    ("6.5", 75, 75, "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r0,%r1}, [%rd0];"),
+    ("7.8", 70, 75, "movmatrix.sync.aligned.m8n8.trans.b16 %r0, %r1;"),
+    ("7.7", 75, 75, "movmatrix.sync.aligned.m8n8.trans.b16 %r0, %r1;"),
+    ("7.8", 80, 80, "stmatrix.sync.aligned.m8n8.x4.shared.b16 [%rd0], {%r0,%r1,%r2,%r3};"),
+    ("7.0", 75, 75, "cp.async.ca.shared.global [%rd0], [%rd1], 4;"),
+    ("7.0", 80, 80, "cp.async.cg.shared.global [%rd0], [%rd1], 16, %r1;"),
+    ("7.4", 80, 80, "cp.async.cg.shared.global [%rd0], [%rd1], 16, %p1;"),
+    ("7.0", 80, 80, "cp.async.cg.shared.global.L2::128B [%rd0], [%rd1], 16;"),
+    ("7.0", 80, 80, "cp.async.cg.shared.global.L2::cache_hint [%rd0], [%rd1], 16, %rd2;"),
+    ("7.0", 80, 80, "cp.async.cg.shared.global [%rd0], [%rd1], 8;"),
+    ("7.0", 75, 75, "cp.async.commit_group;"),
+    ("7.0", 75, 75, "cp.async.wait_group 1;"),
+    ("7.0", 75, 75, "cp.async.wait_all;"),
+    ("7.0", 75, 75, "cp.async.mbarrier.arrive.noinc.shared.b64 [%rd0];"),
+    ("7.0", 75, 75, "mbarrier.init.shared.b64 [%rd0], %r1;"),
+    ("7.0", 80, 80, "mbarrier.arrive.noComplete.shared.b64 %rd1, [%rd0], %r1;"),
+    ("7.0", 80, 80, "mbarrier.arrive.shared.b64 %rd1, [%rd0], %r1;"),
+    ("7.8", 80, 80, "mbarrier.arrive.release.cta.shared.b64 %rd1, [%rd0];"),
+    ("7.0", 80, 80, "mbarrier.arrive_drop.shared.b64 %rd1, [%rd0];"),
+    ("7.0", 80, 80, "mbarrier.test_wait.parity.shared.b64 %p1, [%rd0], %r1;"),
+    ("7.8", 80, 80, "mbarrier.try_wait.parity.shared.b64 %p1, [%rd0], %r1;"),
+    ("7.0", 80, 80, "mbarrier.pending_count.b64 %r1, %rd1;"),
+    ("7.0", 75, 75, "cvt.rna.tf32.f32 %r1, %f1;"),
+    ("7.8", 80, 80, "cvt.rn.tf32.f32 %r1, %f1;"),
     # Triton writes scalar loads and stores with braces: "{ %r1 }" is one operand.
     ("6.0", 52, 75, "@%p1 ld.global.b32 { %r1 }, [ %rd1 + 0 ];"),
     ("6.0", 52, 75, "st.global.b16 [ %rd1 + 0 ], { %h1 };"),

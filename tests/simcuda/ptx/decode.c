@@ -76,6 +76,14 @@ static int (*decoder_of(int op))(pdec *)
 	case OP_bra: case OP_call: case OP_ret: case OP_exit: case OP_bar: case OP_barrier:
 	case OP_trap: case OP_brkpt:
 		return ptx__dec_control;
+	case OP_mma:
+		return ptx__dec_mma;
+	case OP_wmma:
+		return ptx__dec_wmma;
+	case OP_ldmatrix: case OP_stmatrix: case OP_movmatrix:
+		return ptx__dec_matrix;
+	case OP_cp: case OP_mbarrier:
+		return ptx__dec_async;
 	default:
 		return NULL;
 	}
@@ -179,6 +187,9 @@ int ptx__decode(pparse *P, uint32_t guard, int gneg, ptok op, int nops, int line
 	int unknown = split_mods(D.text + blen, &D.mods);
 	if (ptx__arch_check(&D, opc))
 		return -1;
+	if (opc == OP_mma && strncmp(D.text, "mma.sp", 6) == 0)
+		return dx_fail(&D, PTX_EUNKNOWN, "Instruction '%s' (mma.sp, sparse matrices) is not "
+			       "implemented by the simulator", D.text);
 	int (*dec)(pdec *) = decoder_of(opc);
 	if (unknown || !dec)
 		return dx_bad(&D);
@@ -248,6 +259,9 @@ int ptx__finish_function(pparse *P, uint32_t fi)
 			in->s[i] = slot_of(f, in->s[i], &bad);
 		in->guard = slot_of(f, in->guard, &bad);
 	}
+	for (; P->mx_done < m->nmx; P->mx_done++)
+		for (int i = 0; i < MX_REGS; i++)
+			m->mx[P->mx_done].r[i] = slot_of(f, m->mx[P->mx_done].r[i], &bad);
 	if (bad)
 		return ptx__perr(P, f->line, PTX_ESYNTAX, "internal error: bad register reference");
 	return 0;

@@ -72,6 +72,7 @@ static void start_block(pblock *b)
 	memset(b->barmask, 0, 16 * b->nwarps * sizeof(uint32_t));
 	b->bar_active = 0;
 	b->live_threads = b->nthreads;
+	ptx__async_reset(b);
 	for (uint32_t i = 0; i < b->nwarps; i++) {
 		pwarp *w = &b->warps[i];
 		uint32_t n = b->nthreads - i * WARP;
@@ -185,6 +186,7 @@ ptx_status ptx_launch(const ptx_kernel *k, const unsigned grid[3], const unsigne
 	if (stats)
 		stats->instructions += b.steps;
 out:
+	ptx__async_free(&b);
 	free(pbuf);
 	free(regs);
 	free(warps);

@@ -127,6 +127,8 @@ void ptx_module_free(ptx_module *m)
 	free(m->globals);
 	free(m->bound);
 	free(m->calls);
+	free(m->mx);
+	free(m->mxtab);
 	free(m->pool);
 	free(m);
 }
@@ -185,6 +187,12 @@ void ptx_module_set_step_limit(ptx_module *m, uint64_t max_thread_instructions)
 							: DEFAULT_STEP_LIMIT;
 }
 
+void ptx_module_set_async_delay(ptx_module *m, int delay)
+{
+	if (m)
+		m->async_delay = delay != 0;
+}
+
 int ptx_module_global_count(const ptx_module *m)
 {
 	return m ? (int)m->nglobals : 0;
@@ -220,7 +228,7 @@ const char *ptx_status_name(ptx_status s)
 	static const char *const names[] = {
 		"PTX_OK", "PTX_ESYNTAX", "PTX_EUNKNOWN", "PTX_EARCH", "PTX_EVERSION",
 		"PTX_ETARGET", "PTX_ENOTFOUND", "PTX_EFAULT", "PTX_ELAUNCH", "PTX_ETRAP",
-		"PTX_ENOMEM",
+		"PTX_ENOMEM", "PTX_EMISALIGNED",
 	};
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "PTX_?";
 }

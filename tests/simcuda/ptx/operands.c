@@ -130,6 +130,18 @@ int dx_take(pdec *D, int word)
 	return 0;
 }
 
+int dx_take_first(pdec *D, int w1, int w2)
+{
+	for (int i = 0; i < D->mods.nwords; i++) {
+		int w = D->mods.words[i];
+		if ((w == w1 || w == w2) && !(D->mods.used & (1u << i))) {
+			D->mods.used |= 1u << i;
+			return w;
+		}
+	}
+	return 0;
+}
+
 int dx_take_rnd(pdec *D)
 {
 	static const int w[] = { W_rn, W_rz, W_rm, W_rp, W_rna, W_rni, W_rzi, W_rmi, W_rpi };
@@ -418,3 +430,35 @@ int dx_call(pdec *D)
 	return 0;
 }
 
+
+int dx_reglist(pdec *D, int i, int n, int dst, int type, uint32_t *out)
+{
+	const popnd *o = opnd(D, i);
+	if (o->kind != O_VEC && !(n == 1 && (o->kind == O_REG || o->kind == O_SINK)))
+		return dx_fail(D, PTX_ESYNTAX, "operand %d of '%s' must be a vector of %d registers",
+			       i + 1, D->text, n);
+	if (o->kind == O_VEC && o->n != n)
+		return dx_fail(D, PTX_ESYNTAX, "Argument %d of instruction '%.*s': expected a vector "
+			       "of %d registers, got %d", i, (int)strcspn(D->text, "."), D->text, n,
+			       o->n);
+	for (int j = 0; j < n; j++) {
+		const popnd *e = o->kind == O_VEC ? &o->elem[j] : o;
+		out[j] = dst ? dx_elem_dst(D, e) : dx_elem_src(D, e, type);
+	}
+	return dx_error(D) ? -1 : 0;
+}
+
+pmx *dx_new_mx(pdec *D)
+{
+	ptx_module *m = D->P->m;
+	pmx *x = ptx__grow(D->P, m->mx, &m->mx_cap, m->nmx + 1, sizeof(pmx));
+	if (!x)
+		return NULL;
+	m->mx = x;
+	x = &m->mx[m->nmx];
+	memset(x, 0, sizeof(*x));
+	for (int i = 0; i < MX_REGS; i++)
+		x->r[i] = NOREG;
+	D->in->aux = m->nmx++;
+	return x;
+}

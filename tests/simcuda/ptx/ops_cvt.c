@@ -158,6 +158,32 @@ static int x_cvt_x2(pwarp *w, const pinsn *in, uint32_t m)
 	return 0;
 }
 
+/* cvt.{rna,rn,rz}{.relu}{.satfinite}.tf32.f32: an f32 kept to its upper 19 bits (PTX ISA
+ * 9.7.9.21); NaN gives the canonical NaN. */
+static int x_cvt_tf32(pwarp *w, const pinsn *in, uint32_t m)
+{
+	uint64_t *d = R(in->d[0]);
+	const uint64_t *A = R(in->s[0]);
+	LANES(l, m) {
+		uint32_t u = (uint32_t)A[l], mag = u & 0x7fffffffu, sign = u & 0x80000000u;
+		if (mag > 0x7f800000u) {
+			d[l] = 0x7fffffffu;
+			continue;
+		}
+		if (mag != 0x7f800000u) {
+			if (in->rnd == RND_RNA)
+				mag += 0x1000u;
+			else if (in->rnd == RND_RN)
+				mag += 0xfffu + ((mag >> 13) & 1);
+			mag &= ~0x1fffu;
+		}
+		if ((in->flags & F_SATFINITE) && mag >= 0x7f800000u)
+			mag = 0x7f7fe000u;
+		d[l] = (in->flags & F_RELU) && sign ? 0 : (sign | mag);
+	}
+	return 0;
+}
+
 int ptx__dec_cvt(pdec *D)
 {
 	pinsn *in = D->in;
@@ -167,6 +193,17 @@ int ptx__dec_cvt(pdec *D)
 	int satf = dx_take(D, W_satfinite);
 	int df = is_fp(dt), sf = is_fp(st), irnd = rnd >= RND_RNI, frnd = rnd && !irnd;
 	int x2 = dt == T_f16x2 || dt == T_bf16x2;
+	if (dt == T_tf32 && st == T_f32 && dx_ntypes(D) == 2) {
+		if ((rnd != RND_RNA && rnd != RND_RN && rnd != RND_RZ) || ftz || sat ||
+		    (relu && rnd == RND_RNA) || dx_nops(D, 2, 2))
+			return dx_bad(D);
+		in->rnd = (uint8_t)rnd;
+		in->flags |= (relu ? F_RELU : 0) | (satf ? F_SATFINITE : 0);
+		in->d[0] = dx_dst(D, 0);
+		in->s[0] = dx_src(D, 1, T_f32);
+		in->fn = x_cvt_tf32;
+		return dx_done(D);
+	}
 	if (dx_ntypes(D) != 2 || !dt || !st || dt == T_pred || st == T_pred ||
 	    ptx__type_size(dt) > 8 || ptx__type_size(st) > 8 || dt == T_tf32 || st == T_tf32 ||
 	    dt >= T_e4m3 || st >= T_e4m3 || st == T_f16x2 || st == T_bf16x2 || rnd == RND_RNA)

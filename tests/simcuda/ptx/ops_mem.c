@@ -31,7 +31,8 @@ uint8_t *ptx__mem(pwarp *w, const pinsn *in, int lane, int space, uint64_t addr,
 	}
 	const char *what = write ? "store" : "load";
 	if (addr & (size - 1)) {
-		*st = ptx__fault(w, in, lane, PTX_ETRAP, "misaligned %s %s of %u bytes at 0x%llx",
+		*st = ptx__fault(w, in, lane, PTX_EMISALIGNED,
+				 "misaligned address: %s %s of %u bytes at 0x%llx",
 				 space_name(space), what, size, (unsigned long long)orig);
 		return NULL;
 	}
@@ -78,6 +79,9 @@ uint8_t *ptx__mem(pwarp *w, const pinsn *in, int lane, int space, uint64_t addr,
 				 (unsigned long long)limit);
 		return NULL;
 	}
+	if (b->async && space == SP_SHARED &&
+	    (*st = ptx__async_check(w, in, lane, addr, size, write)) != 0)
+		return NULL;
 	return base + addr;
 }
 

@@ -85,6 +85,7 @@ typedef struct pparse {
 	popnd elems[MAX_ELEMS];
 	uint32_t nelems;
 	int entry_seen;
+	uint32_t mx_done;         /* matrix-operand entries whose registers are laid out */
 } pparse;
 
 #define FUNC_TAG 0x40000000

@@ -33,8 +33,9 @@ typedef enum ptx_status {
 	PTX_ENOTFOUND,
 	PTX_EFAULT,       /* global access refused by ptx_mem.map */
 	PTX_ELAUNCH,      /* bad launch configuration or parameters */
-	PTX_ETRAP,        /* trap instruction, misaligned access, divergent barrier, ... */
+	PTX_ETRAP,        /* trap instruction, divergent barrier or warp, ... */
 	PTX_ENOMEM,
+	PTX_EMISALIGNED,  /* an access not aligned to its size (the GPU's "misaligned address") */
 } ptx_status;
 
 typedef struct ptx_load_opts {
@@ -73,6 +74,13 @@ void ptx_kernel_get_attrs(const ptx_kernel *k, ptx_kernel_attrs *a);
 /* A launch fails (PTX_ETRAP) after this many thread-instructions: a guard against kernels
  * that never finish.  0 restores the default (2^40). */
 void ptx_module_set_step_limit(ptx_module *m, uint64_t max_thread_instructions);
+
+/* cp.async completion.  0 (the default): a copy completes when it is issued, which the
+ * ISA allows.  1: copies complete only at the cp.async.wait_group / wait_all of the thread
+ * that issued them, or when an mbarrier they arrive on is waited for; until then an access
+ * to the shared bytes they write fails the launch, so a kernel that reads before it waits
+ * is caught (the simulated driver sets it from SIMCUDA_ASYNC_COPY=wait). */
+void ptx_module_set_async_delay(ptx_module *m, int delay);
 
 /* Module-scope .global/.const variables: their size and initialiser, so the caller can
  * place them in device memory (it then reports the address back with ptx_module_bind_global). */

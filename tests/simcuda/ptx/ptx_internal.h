@@ -39,7 +39,7 @@
 #define PTX_TYPES(X) \
 	X(pred) X(b8) X(b16) X(b32) X(b64) X(b128) X(u8) X(u16) X(u32) X(u64) \
 	X(s8) X(s16) X(s32) X(s64) X(f16) X(f16x2) X(bf16) X(bf16x2) X(f32) X(f64) \
-	X(tf32) X(e4m3) X(e5m2) X(e4m3x2) X(e5m2x2) X(u16x2) X(s16x2) X(s4) X(u4)
+	X(tf32) X(e4m3) X(e5m2) X(e4m3x2) X(e5m2x2) X(u16x2) X(s16x2) X(s4) X(u4) X(b1)
 enum ptype {
 	T_NONE,
 #define X(n) T_##n,
@@ -70,7 +70,13 @@ extern const char *const ptx__type_names[T_COUNT];
 	X(arrive) X(red) X(popc) X(shiftamt) X(clamp) X(wrap) X(l) X(r) X(finite) X(infinite) \
 	X(number) X(notanumber) X(normal) X(subnormal) X(f4e) X(b4e) X(rc8) X(ecl) X(ecr) \
 	X(rc16) X(warp) X(proxy) X(async) X(alias) X(mbarrier) X(tensormap) X(unified) \
-	X(launch_dependents) X(wait) X(cache_hint) X(prefetch_size) X(level) X(L1) X(L2) X(gl)
+	X(launch_dependents) X(wait) X(cache_hint) X(prefetch_size) X(level) X(L1) X(L2) X(gl) \
+	X(row) X(col) X(a) X(b) X(c) X(d) X(load) X(store) X(mma) X(x1) X(x2) X(x4) X(trans) \
+	X(m8n8) X(m16n16) X(m8n16) X(m8n8k4) X(m16n8k4) X(m16n8k8) X(m16n8k16) X(m16n8k32) \
+	X(m16n8k64) X(m8n8k16) X(m8n8k32) X(m8n8k128) X(m16n8k128) X(m16n8k256) \
+	X(m16n16k16) X(m32n8k16) X(m8n32k16) X(m16n16k8) X(commit_group) X(wait_group) \
+	X(wait_all) X(noinc) X(init) X(inval) X(arrive_drop) X(test_wait) X(try_wait) \
+	X(pending_count) X(noComplete) X(parity) X(expect_tx) X(complete_tx) X(sp)
 enum pword {
 	W_NONE,
 #define X(n) W_##n,
@@ -235,8 +241,29 @@ struct ptx_kernel {
 	uint32_t param_off[64], param_size[64];
 };
 
+/* Operands of a warp-wide matrix instruction (mma, wmma): more registers than a pinsn
+ * holds, so they live in the module's table, in->aux indexing it (ops_mma.c). */
+#define MX_REGS 32
+typedef struct pmx {
+	uint8_t kind;                 /* MXK_* (mma.h) */
+	uint16_t m, n, k;             /* shape */
+	uint8_t at, bt, ct, dt;       /* element types (T_*) */
+	uint8_t na, nb, nc, nd;       /* registers of each operand */
+	uint8_t alay, blay;           /* 0: row-major, 1: column-major */
+	uint8_t sat, bitop, rnd;      /* .satfinite; .xor/.and of b1; f64 rounding */
+	uint8_t blk;                  /* products per accumulation block (mma.h) */
+	uint8_t which, space;         /* wmma.load/store: matrix (0 a, 1 b, 2 c/d) and space */
+	uint32_t tab[4];              /* A, B, C, D: offsets into the module's mxtab (tcore.c) */
+	uint32_t r[MX_REGS];          /* d, a, b, c in that order; wmma.load/store: the fragment */
+} pmx;
+
 struct ptx_module {
 	int ptx_version, target_sm, device_sm, arch_sm;
+	int async_delay;          /* cp.async completes only when waited for (ptx.h) */
+	pmx *mx;
+	uint32_t nmx, mx_cap;
+	uint16_t *mxtab;          /* per fragment element: its index in the matrix (tcore.c) */
+	uint32_t nmxtab, mxtab_cap;
 	pinsn *code;
 	uint32_t ncode, code_cap;
 	pfunc *funcs;
@@ -285,6 +312,10 @@ typedef struct pblock {
 	uint64_t steps, step_limit;
 	char *err;
 	size_t errlen;
+	struct pasync *async;         /* cp.async and mbarrier state, NULL until used (ops_async.c) */
+	uint8_t yield;                /* the running warp waits on another: switch warps */
+	uint8_t stalled;              /* ... on an mbarrier phase (for deadlock detection) */
+	uint8_t progress;             /* an mbarrier or cp.async changed state in this round */
 } pblock;
 
 typedef struct pwarp {
@@ -334,6 +365,7 @@ typedef struct pdec {
 
 /* Decoder helpers (decode.c). */
 int dx_take(pdec *D, int word);
+int dx_take_first(pdec *D, int w1, int w2);    /* whichever comes first, or 0 */
 int dx_take_rnd(pdec *D);                 /* any rounding word -> RND_*, or RND_NONE */
 int dx_take_space(pdec *D);               /* any state-space word -> SP_*, or -1 */
 int dx_type(pdec *D, int i);
@@ -368,6 +400,16 @@ int ptx__dec_atom(pdec *D);
 int ptx__dec_warp(pdec *D);
 int ptx__dec_control(pdec *D);
 int ptx__dec_compare(pdec *D);
+int ptx__dec_mma(pdec *D);
+int ptx__dec_wmma(pdec *D);
+int ptx__dec_matrix(pdec *D);         /* ldmatrix, stmatrix, movmatrix */
+int ptx__dec_async(pdec *D);          /* cp.async*, mbarrier */
+
+/* A brace-enclosed register list of exactly n registers (operand i) into out[]; dst: as
+ * destinations.  A single register is accepted for n == 1 without braces. */
+int dx_reglist(pdec *D, int i, int n, int dst, int type, uint32_t *out);
+/* A new entry of the module's matrix-operand table; its index goes into in->aux. */
+pmx *dx_new_mx(pdec *D);
 
 /* Architecture requirements (archreq.c): 0, or an error reported through D. */
 int ptx__arch_check(pdec *D, int op);
@@ -382,6 +424,14 @@ uint8_t *ptx__mem(pwarp *w, const pinsn *in, int lane, int space, uint64_t addr,
 void ptx__mem_prefetch(pwarp *w, int space, const uint64_t *addr, int64_t off, uint32_t m,
 		       uint32_t size, int addr32, int write);
 int ptx__run_block(pblock *b);
+/* .sync.aligned warp-wide instructions: 0 when all 32 lanes execute it, else the launch
+ * fails naming the lanes that do not. */
+int ptx__warp_aligned(pwarp *w, const pinsn *in, uint32_t m);
+/* cp.async / mbarrier state of a block (ops_async.c): reset at block start, freed at the
+ * end of the launch; ptx__async_check fails an access to shared bytes a pending copy writes. */
+void ptx__async_reset(pblock *b);
+void ptx__async_free(pblock *b);
+int ptx__async_check(pwarp *w, const pinsn *in, int lane, uint64_t off, uint32_t size, int write);
 void ptx__regroup(pwarp *w);
 uint64_t ptx__sreg_value(const pwarp *w, int sreg, int lane);
 

@@ -116,6 +116,26 @@ int ptx__fault(pwarp *w, const pinsn *in, int lane, ptx_status st, const char *f
 	return st;
 }
 
+int ptx__warp_aligned(pwarp *w, const pinsn *in, uint32_t m)
+{
+	if (m == FULL_MASK)
+		return 0;
+	uint32_t gone = ~w->live, away = w->live & ~w->mask, off = w->mask & ~m;
+	char why[160];
+	int n = 0;
+	why[0] = 0;
+	if (gone)
+		n += snprintf(why + n, sizeof(why) - (size_t)n, ", lanes 0x%08x exited", gone);
+	if (away)
+		n += snprintf(why + n, sizeof(why) - (size_t)n, ", lanes 0x%08x are at another "
+			      "instruction", away);
+	if (off)
+		snprintf(why + n, sizeof(why) - (size_t)n, ", lanes 0x%08x are predicated off", off);
+	return ptx__fault(w, in, __builtin_ctz(m), PTX_ETRAP, "divergent warp at a .sync.aligned "
+			  "instruction, which all 32 lanes must execute together: lanes 0x%08x "
+			  "execute it%s", m, why);
+}
+
 static void set_frame(pwarp *w)
 {
 	const pblock *b = w->b;
@@ -321,7 +341,9 @@ static int run_warp(pwarp *w)
 {
 	pblock *b = w->b;
 	const pinsn *code = b->code;
-	for (uint32_t n = 0; w->mask && n < SLICE; n++) {
+	b->yield = 0;
+	b->stalled = 0;
+	for (uint32_t n = 0; w->mask && n < SLICE && !b->yield; n++) {
 		const pinsn *in = &code[w->pc];
 		uint32_t m = w->mask;
 		if (in->guard != NOREG) {
@@ -412,10 +434,22 @@ static int deadlock(pblock *b)
 	return PTX_ETRAP;
 }
 
+/* Every warp that ran this round gave up its turn at an mbarrier wait that failed, and no
+ * mbarrier or copy changed meanwhile: none ever will. */
+static int mbarrier_deadlock(pblock *b)
+{
+	if (b->err && b->errlen)
+		snprintf(b->err, b->errlen, "mbarrier wait can never complete: every running warp "
+			 "waits for an mbarrier phase and no thread can arrive, block (%u,%u,%u)",
+			 b->ctaid[0], b->ctaid[1], b->ctaid[2]);
+	return PTX_ETRAP;
+}
+
 int ptx__run_block(pblock *b)
 {
 	for (;;) {
-		int ran = 0;
+		int ran = 0, stalled = 1;
+		b->progress = 0;
 		for (uint32_t i = 0; i < b->nwarps; i++) {
 			pwarp *w = &b->warps[i];
 			if (!w->mask)
@@ -424,9 +458,12 @@ int ptx__run_block(pblock *b)
 			int st = run_warp(w);
 			if (st)
 				return st;
-			if (b->bar_active)
-				check_barriers(b);
+			stalled &= b->stalled;
+			if (b->bar_active && check_barriers(b))
+				stalled = 0;
 		}
+		if (ran && stalled && !b->progress)
+			return mbarrier_deadlock(b);
 		if (ran)
 			continue;
 		if (b->bar_active && check_barriers(b))

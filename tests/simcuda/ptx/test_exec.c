@@ -296,7 +296,8 @@ static void test_memory(void)
 	done(&r);
 	/* misaligned, out-of-bounds shared, and trap */
 	st = launch(&r, HDR KHEAD "ld.global.u32 %r5, [%rd1+2];\n}\n", 1, 1, 4, 0, 0);
-	CHECK(st == PTX_ETRAP && strstr(r.err, "misaligned global load of 4 bytes"),
+	CHECK(st == PTX_EMISALIGNED &&
+	      strstr(r.err, "misaligned address: global load of 4 bytes"),
 	      "misaligned: %s %s", ptx_status_name(st), r.err);
 	done(&r);
 	st = launch(&r, HDR KHEAD ".shared .b32 s[4];\nld.shared.u32 %r5, [s+16];\n}\n", 1, 1, 4,

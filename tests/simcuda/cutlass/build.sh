@@ -1,0 +1,56 @@
+#!/bin/sh
+# Builds cutlass_gemm.cu with CUTLASS's headers from the nvidia-cutlass package, once per
+# content: the sources, this script, the nvcc release and the CUTLASS version name a cache
+# folder, and a build found there is reused (CUTLASS takes minutes to compile on two cores).
+# Prints the folder, which holds cutlass_gemm_sm75 and cutlass_gemm_sm80 (PTX for compute_75
+# and compute_80 only: the simulator runs PTX) and cute_gemm (the package's cute tutorial
+# HGEMM for compute_80, cute_gemm.cu).
+#   usage: build.sh NVCC
+# BF16SHIM_TEST_CACHE: the cache folder (default: .cache/cutlass in the source tree, git-ignored,
+# beside the other test builds cached by content).
+set -eu
+NVCC=$1
+SRC=$(cd "$(dirname "$0")" && pwd)
+VERSION=4.2.0.0
+CACHE=${BF16SHIM_TEST_CACHE:-$SRC/../../../.cache/cutlass}
+key=$({ cat "$SRC/cutlass_gemm.cu" "$SRC/cute_gemm.cu" "$SRC/build.sh"; "$NVCC" --version
+	echo "$VERSION"; } |
+	sha256sum | cut -c1-16)
+out=$CACHE/cutlass-gemm-$key
+if [ -x "$out/cutlass_gemm_sm75" ] && [ -x "$out/cutlass_gemm_sm80" ] && [ -x "$out/cute_gemm" ]
+then
+	echo "$out"
+	exit 0
+fi
+mkdir -p "$CACHE"
+# The headers: pip, from a virtual environment of its own (the system may have no pip).
+headers=$CACHE/nvidia-cutlass-$VERSION
+if [ ! -f "$headers/.installed" ]; then
+	rm -rf "$headers.tmp" "$CACHE/pip-venv"
+	python3 -m venv "$CACHE/pip-venv" >&2
+	"$CACHE/pip-venv/bin/python" -m pip install --quiet --no-deps --disable-pip-version-check \
+		--target "$headers.tmp" "nvidia-cutlass==$VERSION" >&2
+	rm -rf "$CACHE/pip-venv" "$headers"
+	mv "$headers.tmp" "$headers"
+	touch "$headers/.installed"
+fi
+pkg=$headers/cutlass_library/source
+tmp=$out.tmp.$$
+rm -rf "$tmp"
+mkdir -p "$tmp"
+start=$(date +%s)
+for sm in 75 80; do
+	"$NVCC" -std=c++17 -O1 --expt-relaxed-constexpr -cudart shared -I "$pkg/include" \
+		-gencode "arch=compute_$sm,code=compute_$sm" -DTEST_SM=$sm \
+		"$SRC/cutlass_gemm.cu" -o "$tmp/cutlass_gemm_sm$sm" >&2 &
+done
+"$NVCC" -std=c++17 -O1 --expt-relaxed-constexpr -cudart shared -I "$pkg/include" \
+	-I "$pkg/tools/util/include" -I "$pkg/examples" -gencode arch=compute_80,code=compute_80 \
+	"$SRC/cute_gemm.cu" -o "$tmp/cute_gemm" >&2 &
+wait
+[ -x "$tmp/cutlass_gemm_sm75" ] && [ -x "$tmp/cutlass_gemm_sm80" ] && [ -x "$tmp/cute_gemm" ] ||
+	{ echo "build.sh: nvcc failed" >&2; rm -rf "$tmp"; exit 1; }
+echo "build.sh: built in $(($(date +%s) - start)) s into $out" >&2
+rm -rf "$out"
+mv "$tmp" "$out"
+echo "$out"
