@@ -125,7 +125,14 @@ typedef void *abi_lt_layout;     /* cublasLtMatrixLayout_t */
 typedef void *abi_lt_pref;       /* cublasLtMatmulPreference_t */
 
 /* CUresult and driver enums */
-enum { ABI_CUDA_SUCCESS = 0 };
+enum {
+	ABI_CUDA_SUCCESS = 0,
+	ABI_CUDA_NOT_FOUND = 500,           /* CUDA_ERROR_NOT_FOUND */
+	ABI_CUDA_INVALID_IMAGE = 200,       /* CUDA_ERROR_INVALID_IMAGE */
+	ABI_CUDA_NO_BINARY_FOR_GPU = 209,   /* CUDA_ERROR_NO_BINARY_FOR_GPU */
+	ABI_CUDA_INVALID_PTX = 218,         /* CUDA_ERROR_INVALID_PTX */
+	ABI_CUDA_UNSUPPORTED_PTX = 222,     /* CUDA_ERROR_UNSUPPORTED_PTX_VERSION */
+};
 enum {
 	ABI_DEV_ATTR_CLOCK_RATE = 13,       /* CU_DEVICE_ATTRIBUTE_CLOCK_RATE: kHz */
 	ABI_DEV_ATTR_SM_COUNT = 16,         /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */

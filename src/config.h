@@ -19,6 +19,8 @@ struct shim_config {
 	const char *log_file;    /* NULL: stderr */
 	const char *cublas_path; /* BF16SHIM_CUBLAS */
 	const char *cublaslt_path;
+	int cache;               /* keep lowered modules on disk */
+	const char *cache_dir;   /* BF16SHIM_CACHE_DIR; NULL: the user's cache folder */
 };
 
 /* Fills cfg from a getenv-like lookup; returns the number of values it could not parse

@@ -20,6 +20,8 @@
 #define BF16SHIM_ENV_CUBLAS "BF16SHIM_CUBLAS"             /* the real libcublas to use */
 #define BF16SHIM_ENV_CUBLASLT "BF16SHIM_CUBLASLT"         /* the real libcublasLt to use */
 #define BF16SHIM_ENV_TALLY "BF16SHIM_TALLY"               /* 1: count calls for bf16shim_tally */
+#define BF16SHIM_ENV_CACHE "BF16SHIM_CACHE"               /* 0: no cache of lowered modules */
+#define BF16SHIM_ENV_CACHE_DIR "BF16SHIM_CACHE_DIR"       /* where lowered modules are kept */
 
 /* What the library intercepted in this process so far, when BF16SHIM_TALLY=1 (a forked
  * child starts from nothing): one JSON object per line for each distinct call, with the
