@@ -116,7 +116,10 @@ static double gemm_tiles(const struct cost_device *d, const struct cost_gemm *g)
 {
 	double tiles = 0;
 	for (int64_t t = 128; t >= 32; t /= 2) {
-		tiles = (double)((g->m + t - 1) / t) * (double)((g->n + t - 1) / t) * (double)g->batch;
+		/* m / t + (m % t != 0): rounded up without m + t - 1, which overflows near
+		 * INT64_MAX (sizes are the caller's, unchecked by the model). */
+		tiles = (double)(g->m / t + (g->m % t != 0)) * (double)(g->n / t + (g->n % t != 0)) *
+			(double)g->batch;
 		if (tiles >= d->sm_count)
 			break;
 	}
@@ -186,7 +189,10 @@ int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum c
 			return 0;
 		rows = (double)cost_decode_block((uint64_t)cols);
 		blocks = b * (double)(((uint64_t)big + (uint64_t)rows - 1) / (uint64_t)rows);
-		s = cost_decode_splits(d->sm_count, (uint64_t)blocks, g->k, (uint64_t)cols);
+		/* Past 2^63 blocks the conversion would be undefined; such a GEMM splits nothing. */
+		s = blocks < 9.2e18 ? cost_decode_splits(d->sm_count, (uint64_t)blocks, g->k,
+							  (uint64_t)cols)
+				    : 1;
 		launch(d, e, 2 * b * big * k + blocks * 2 * k * cols + (s > 1 ? 4 * s : cs) * mn, fma,
 		       cost_fp32_rate(d), blocks * s);
 		if (s > 1)
