@@ -188,7 +188,7 @@ static int find_library(struct library *l, const char *override)
 
 dlsym_fn real_dlsym_fn;
 
-dlsym_fn real_dlsym_find(void)
+SHIM_BEFORE_SANITIZERS dlsym_fn real_dlsym_find(void)
 {
 	/* RTLD_NEXT: the C library's (or libdl's), never ours; the oldest version is in every
 	 * glibc (2.34 keeps it beside the new one).  Racing threads store the same value. */

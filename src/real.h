@@ -138,7 +138,19 @@ const struct real_driver *real_driver(void);
  * shim looks driver symbols up with itself. */
 typedef void *(*dlsym_fn)(void *handle, const char *name);
 extern dlsym_fn real_dlsym_fn;
-dlsym_fn real_dlsym_find(void);
+/* Our dlsym runs before the sanitizers are set up: their runtimes find the functions they
+ * intercept with dlsym(RTLD_NEXT, ...) from their first constructor, before the shadow
+ * memory an instrumented access checks exists.  What that path runs is left uninstrumented
+ * (sanitizer builds only: scripts/sanitize). */
+#if defined(__has_attribute)
+#if __has_attribute(no_sanitize)
+#define SHIM_BEFORE_SANITIZERS __attribute__((no_sanitize("address", "thread", "undefined")))
+#endif
+#endif
+#ifndef SHIM_BEFORE_SANITIZERS
+#define SHIM_BEFORE_SANITIZERS
+#endif
+SHIM_BEFORE_SANITIZERS dlsym_fn real_dlsym_find(void);
 void *real_dlsym(void *handle, const char *name);
 
 /* ---- The runtime: the calls we stand in for or make. */

@@ -45,7 +45,7 @@ EXPORT SIBCALLS void *dlopen(const char *file, int mode)
 	TAIL return real(file, mode);
 }
 
-EXPORT SIBCALLS void *dlsym(void *handle, const char *name)
+EXPORT SIBCALLS SHIM_BEFORE_SANITIZERS void *dlsym(void *handle, const char *name)
 {
 	dlsym_fn real = __atomic_load_n(&real_dlsym_fn, __ATOMIC_ACQUIRE);
 
