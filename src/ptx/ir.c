@@ -63,7 +63,8 @@ void ptxl_ir_emit(iseq *S, int guarded, const char *op, const iarg *args, int na
 	in->pneg = 0;
 	in->pred = (iarg){ IA_NONE, 0, 0, 0 };
 	in->nargs = (uint8_t)nargs;
-	memcpy(in->a, args, (size_t)nargs * sizeof(iarg));
+	if (nargs > 0)
+		memcpy(in->a, args, (size_t)nargs * sizeof(iarg));
 }
 
 void ptxl_ir_pred(iseq *S, iarg p, int neg)
@@ -116,7 +117,9 @@ static void put_opnd(pbuf *B, const pinst *I, iarg a)
 		return;
 	}
 	const char *s = I->op[a.i], *bar = strchr(s, '|');
-	if (a.part == 0 || !bar)
+	if (a.part == 3)
+		puts_(B, s + (s[0] == '!'));
+	else if (a.part == 0 || !bar)
 		puts_(B, a.part == 2 ? "" : s);
 	else if (a.part == 1)
 		put(B, s, (size_t)(bar - s));
@@ -207,6 +210,14 @@ static void put_arg(pbuf *B, const pinst *I, const char *prefix, const char *lpr
 		puts_(B, "]");
 		break;
 	case IA_OMEM: put_omem(B, I, a); break;
+	case IA_OBASE: {
+		paddr A;
+		if (a.i >= I->nops || ptxl_addr_parse(I->op[a.i], &A) || A.kind == AB_NONE)
+			B->full = 1;
+		else
+			puts_(B, A.base);
+		break;
+	}
 	case IA_LABEL: putf(B, "%sL%llu", lprefix, (unsigned long long)a.v); break;
 	case IA_TEXT: puts_(B, (const char *)(uintptr_t)a.v); break;
 	default: B->full = 1; break;

@@ -89,17 +89,19 @@ typedef struct lctx {
 
 /* ---- ir.c: the instruction list a rule builds, and its printer ---- */
 enum { IA_NONE, IA_R, IA_H, IA_D, IA_P, IA_IMM, IA_OPND, IA_VEC, IA_OVEC, IA_TVEC, IA_MEM,
-       IA_OMEM, IA_LABEL, IA_TEXT };
+       IA_OMEM, IA_OBASE, IA_LABEL, IA_TEXT };
 
 /* One argument:
  *   IA_R/H/D/P  temporary i (.b32, .b16, .b64, .pred)
  *   IA_IMM      the immediate v
- *   IA_OPND     operand i: part 0 the whole operand, 1/2 the sides of "p|q"
+ *   IA_OPND     operand i: part 0 the whole operand, 1/2 the sides of "p|q", 3 without a
+ *               leading '!' 
  *   IA_VEC      element `part` of the original's vector operand i ("{%f1, %f2}")
  *   IA_OVEC     "{...}": v elements of the original's vector operand i from element `part`
  *   IA_TVEC     "{t, t+1, ...}": v temporaries of kind `part` from number i
  *   IA_MEM      "[t+v]": temporary i of kind `part` (IA_R or IA_D) plus v (signed)
  *   IA_OMEM     the original's memory operand i with v (signed) added to its offset
+ *   IA_OBASE    the register or variable of the original's memory operand i
  *   IA_LABEL    label v of the block
  *   IA_TEXT     the static string at v ("%laneid") */
 typedef struct iarg {
@@ -143,7 +145,7 @@ static inline iarg ir_d(iseq *S) { return ptxl_ir_temp(S, IA_D); }
 static inline iarg ir_p(iseq *S) { return ptxl_ir_temp(S, IA_P); }
 static inline iarg ir_imm(uint64_t v) { return (iarg){ IA_IMM, 0, 0, v }; }
 static inline iarg ir_opnd(int i) { return (iarg){ IA_OPND, 0, (uint16_t)i, 0 }; }
-/* One side of a "p|q" operand: part 1 is p, part 2 is q. */
+/* One side of a "p|q" operand: part 1 is p, part 2 is q; part 3: "!p" without its '!'. */
 static inline iarg ir_opnd_part(int i, int part)
 {
 	return (iarg){ IA_OPND, (uint8_t)part, (uint16_t)i, 0 };
@@ -168,6 +170,7 @@ static inline iarg ir_tvec(iarg first, int n)
 static inline iarg ir_mem(iarg t, int64_t off) { return (iarg){ IA_MEM, t.k, t.i, (uint64_t)off }; }
 /* The original's memory operand i, off bytes further. */
 static inline iarg ir_omem(int i, int64_t off) { return (iarg){ IA_OMEM, 0, (uint16_t)i, (uint64_t)off }; }
+static inline iarg ir_obase(int i) { return (iarg){ IA_OBASE, 0, (uint16_t)i, 0 }; }
 static inline iarg ir_text(const char *s) { return (iarg){ IA_TEXT, 0, 0, (uint64_t)(uintptr_t)s }; }
 iarg ptxl_ir_label(iseq *S);                 /* a new label, placed by ptxl_ir_place() */
 void ptxl_ir_place(iseq *S, iarg label);
@@ -178,6 +181,7 @@ void ptxl_ir_pred(iseq *S, iarg p, int neg);
 #define IR_ARGS(...) (const iarg[]){ __VA_ARGS__ }, (int)(sizeof((iarg[]){ __VA_ARGS__ }) / sizeof(iarg))
 #define E(S, op, ...) ptxl_ir_emit((S), 0, (op), IR_ARGS(__VA_ARGS__))
 #define EG(S, op, ...) ptxl_ir_emit((S), 1, (op), IR_ARGS(__VA_ARGS__))
+#define E0(S, op) ptxl_ir_emit((S), 0, (op), NULL, 0)
 /* E and EG under a predicate of the block: @p (EP) or @!p (EN). */
 #define EP(S, p, op, ...) (E(S, op, __VA_ARGS__), ptxl_ir_pred((S), (p), 0))
 #define EN(S, p, op, ...) (E(S, op, __VA_ARGS__), ptxl_ir_pred((S), (p), 1))
@@ -238,6 +242,10 @@ iarg ptxl_f32_or_sticky(iseq *S, iarg z, iarg inexact_pred); /* round to odd: z 
 iarg ptxl_bf_pack(iseq *S, iarg lo, iarg hi);
 void ptxl_bf_write16(iseq *S, int opnd, iarg r);             /* low 16 bits of r -> operand */
 void ptxl_write32(iseq *S, int opnd, iarg r);
+/* The address memory operand opnd ("[%rd4+16]") names, in a new temporary: a .b32 when
+ * wide is 0 (a .shared address: the low 32 bits), a .b64 when 1.  -1 when the register's
+ * width is unknown, or a variable's generic address would be needed. */
+int ptxl_addr_temp(iseq *S, const pinst *I, const pmods *M, int opnd, int wide, iarg *out);
 
 /* ---- emit_cvt.c and emit_arith.c: the rules' builders ---- */
 int ptxl_build_cvt_from_f32(iseq *S, const pinst *I, const pmods *M);
@@ -260,6 +268,20 @@ int ptxl_build_approx(iseq *S, const pinst *I, const pmods *M);
 /* ---- emit_mma.c, emit_wmma.c, emit_matrix.c, emit_async.c, emit_sync.c, emit_atom.c,
  * emit_hint.c: the Ampere families (rules_sm80.c) ---- */
 int ptxl_build_mma(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_ldmatrix(const pinst *I, const lctx *ctx);
+int ptxl_build_ldmatrix(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_movmatrix(const pinst *I, const lctx *ctx);
+int ptxl_build_movmatrix(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_cp_async(const pinst *I, const lctx *ctx);
+int ptxl_build_cp_async(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_cp_async_group(const pinst *I, const lctx *ctx);
+int ptxl_need_mbarrier(const pinst *I, const lctx *ctx);
+int ptxl_build_mbarrier(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_nothing(iseq *S, const pinst *I, const pmods *M);   /* an empty block */
+int ptxl_need_redux(const pinst *I, const lctx *ctx);
+int ptxl_build_redux(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_atom(const pinst *I, const lctx *ctx);
+int ptxl_build_atom(iseq *S, const pinst *I, const pmods *M);
 /* Per function of the text (in order): 1 if its wmma must use this pass's layout. */
 int ptxl_wmma_prescan(const char *in, size_t len, int target, uint8_t **flags);
 

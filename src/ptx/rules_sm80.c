@@ -9,7 +9,8 @@
 typedef struct sm80_rule {
 	const char *words;     /* the opcode starts with these words ("cp.async") */
 	int kind;              /* enum ptx_lower_kind; -1: not this table's (other rules) */
-	int sm;                /* what the instruction needs when need() does not say */
+	int sm;                /* what the instruction needs when need() does not say; 0: a
+				  form need() does not know is left to the rows after */
 	/* The architecture this form needs, or 0 when the builder has no rewrite for it
 	 * (then it is reported when sm is above the target). */
 	int (*need)(const pinst *I, const lctx *ctx);
@@ -48,15 +49,20 @@ static int mma_other_sm(const pinst *I)
 	return 80;
 }
 
-static int need_always(const pinst *I, const lctx *ctx)
-{
-	(void)I, (void)ctx;
-	return 1;   /* every form has a rewrite: the row's sm decides */
-}
-
 static const sm80_rule rules[] = {
 	{ "mma", PTX_LK_MMA, 80, need_mma, ptxl_build_mma },
+	{ "ldmatrix", PTX_LK_LDMATRIX, 75, ptxl_need_ldmatrix, ptxl_build_ldmatrix },
+	{ "movmatrix", PTX_LK_LDMATRIX, 75, ptxl_need_movmatrix, ptxl_build_movmatrix },
 	{ "cp.async.bulk", -1, 0, NULL, NULL },
+	{ "cp.async.mbarrier.arrive", PTX_LK_MBARRIER, 80, ptxl_need_mbarrier, ptxl_build_mbarrier },
+	{ "cp.async.commit_group", PTX_LK_CP_ASYNC, 80, ptxl_need_cp_async_group, ptxl_build_nothing },
+	{ "cp.async.wait_group", PTX_LK_CP_ASYNC, 80, ptxl_need_cp_async_group, ptxl_build_nothing },
+	{ "cp.async.wait_all", PTX_LK_CP_ASYNC, 80, ptxl_need_cp_async_group, ptxl_build_nothing },
+	{ "cp.async", PTX_LK_CP_ASYNC, 80, ptxl_need_cp_async, ptxl_build_cp_async },
+	{ "mbarrier", PTX_LK_MBARRIER, 80, ptxl_need_mbarrier, ptxl_build_mbarrier },
+	{ "redux.sync", PTX_LK_REDUX, 80, ptxl_need_redux, ptxl_build_redux },
+	{ "atom", PTX_LK_ATOM, 0, ptxl_need_atom, ptxl_build_atom },
+	{ "red", PTX_LK_ATOM, 0, ptxl_need_atom, ptxl_build_atom },
 };
 
 int ptxl_words_prefix(const pinst *I, const char *spec);
@@ -70,8 +76,8 @@ int ptxl_match_sm80(const pinst *I, const lctx *ctx, pmatch *m)
 		if (r->kind < 0)
 			return -1;
 		int need = r->need ? r->need(I, ctx) : 0;
-		if (need == 1)
-			need = r->sm;
+		if (!need && !r->sm)
+			continue;
 		m->kind = r->kind;
 		m->build = need ? r->build : NULL;
 		m->need_sm = need ? need : r->kind == PTX_LK_MMA ? mma_other_sm(I) : r->sm;

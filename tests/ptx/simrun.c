@@ -52,6 +52,8 @@ int sim_run(const char *text, size_t len, int sm, srun *R)
 		return st;
 	if (R->async_wait)
 		ptx_module_set_async_delay(mod, 1);
+	/* A kernel that never finishes (a lowered wait that never sees its phase) fails. */
+	ptx_module_set_step_limit(mod, R->step_limit ? R->step_limit : 4000000000ull);
 	ptx_kernel *k = ptx_module_kernel(mod, R->kernel);
 	for (int i = 0; i < R->nargs; i++) {
 		const sarg *a = &R->args[i];

@@ -24,6 +24,7 @@ typedef struct srun {
 	sarg *args;
 	int nargs;
 	int async_wait;          /* cp.async completes only at its wait (SIMCUDA_ASYNC_COPY=wait) */
+	uint64_t step_limit;     /* thread-instructions before the launch fails; 0: 4e9 */
 	uint64_t instructions;   /* out: thread-instructions executed */
 	char err[1024];
 } srun;

@@ -15,6 +15,7 @@ extern const int sm80_targets[3];
 double sm80_f16_value(uint16_t h);
 uint16_t sm80_f16_bits(double v);       /* round to nearest even */
 float sm80_f32_value(uint32_t u);
+uint16_t sm80_bf16_add(uint16_t a, uint16_t b);   /* round to nearest even, NaN 0x7fff */
 
 /* Runs `kernel` of text on sm_80 and, lowered, on each target, with the same arguments;
  * outs[t][i] receives argument i's buffer after run t (t = 0: sm_80; NULL: not kept).

@@ -37,6 +37,18 @@ uint16_t sm80_f16_bits(double v)
 	return s | (uint16_t)((re + 14) << 10) | (uint16_t)(ldexp(f, 11) - 1024);
 }
 
+uint16_t sm80_bf16_add(uint16_t a, uint16_t b)
+{
+	uint32_t ua = (uint32_t)a << 16, ub = (uint32_t)b << 16;
+	double s = (double)sm80_f32_value(ua) + (double)sm80_f32_value(ub);   /* exact */
+	if (isnan(s))
+		return 0x7fff;
+	float f = (float)s;   /* to odd would be needed in general; 24 >= 2 * 8 + 2 here */
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
 float sm80_f32_value(uint32_t u)
 {
 	float f;
@@ -64,6 +76,11 @@ int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4])
 
 static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "mma", test_sm80_mma },
+	{ "ldmatrix", test_sm80_ldmatrix },
+	{ "cp_async", test_sm80_cp_async },
+	{ "mbarrier", test_sm80_mbarrier },
+	{ "redux", test_sm80_redux },
+	{ "atom", test_sm80_atom },
 };
 
 int main(int argc, char **argv)

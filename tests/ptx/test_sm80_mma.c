@@ -308,7 +308,7 @@ static uint64_t run_check(const form *f, const char *text, int sm, data *D, uint
 		{ (size_t)WARPS * 32 * nc * 4, D->fc, NULL, 0 },
 		{ (size_t)WARPS * 32 * nd * 4, NULL, out, 0 },
 	};
-	srun R = { "mma_test", WARPS, 32, 0, args, 4, 0, 0, { 0 } };
+	srun R = { .kernel = "mma_test", .grid = WARPS, .block = 32, .args = args, .nargs = 4 };
 	int st = sm >= 80 ? sim_run(text, strlen(text), sm, &R) : sim_lower_run(text, sm, &R, NULL);
 	if (st) {
 		FAIL("%s on sm_%d: %s", f->name, sm, R.err);
