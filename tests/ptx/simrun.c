@@ -88,8 +88,28 @@ int sim_run(const char *text, size_t len, int sm, srun *R)
 	return st;
 }
 
+/* SIM80_DUMP_DIR: every original text lowered here is also written there once (by its
+ * hash), for tests/ptx/ptxas_sm80.sh to assemble with the real ptxas. */
+static void dump(const char *text)
+{
+	const char *dir = getenv("SIM80_DUMP_DIR");
+	if (!dir)
+		return;
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = text; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/k%016llx.ptx", dir, (unsigned long long)h);
+	FILE *f = fopen(path, "wx");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
 int sim_lower_run(const char *text, int target, srun *R, char **lowered)
 {
+	dump(text);
 	char *out;
 	size_t olen;
 	struct ptx_lower_report rep;
