@@ -282,6 +282,8 @@ int ptxl_need_redux(const pinst *I, const lctx *ctx);
 int ptxl_build_redux(iseq *S, const pinst *I, const pmods *M);
 int ptxl_need_atom(const pinst *I, const lctx *ctx);
 int ptxl_build_atom(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_hint(const pinst *I, const lctx *ctx);
+int ptxl_build_hint(iseq *S, const pinst *I, const pmods *M);
 /* Per function of the text (in order): 1 if its wmma must use this pass's layout. */
 int ptxl_wmma_prescan(const char *in, size_t len, int target, uint8_t **flags);
 

@@ -61,8 +61,16 @@ static const sm80_rule rules[] = {
 	{ "cp.async", PTX_LK_CP_ASYNC, 80, ptxl_need_cp_async, ptxl_build_cp_async },
 	{ "mbarrier", PTX_LK_MBARRIER, 80, ptxl_need_mbarrier, ptxl_build_mbarrier },
 	{ "redux.sync", PTX_LK_REDUX, 80, ptxl_need_redux, ptxl_build_redux },
+	{ "atom", PTX_LK_HINT, 0, ptxl_need_hint, ptxl_build_hint },
+	{ "red", PTX_LK_HINT, 0, ptxl_need_hint, ptxl_build_hint },
 	{ "atom", PTX_LK_ATOM, 0, ptxl_need_atom, ptxl_build_atom },
 	{ "red", PTX_LK_ATOM, 0, ptxl_need_atom, ptxl_build_atom },
+	{ "ld", PTX_LK_HINT, 0, ptxl_need_hint, ptxl_build_hint },
+	{ "st", PTX_LK_HINT, 0, ptxl_need_hint, ptxl_build_hint },
+	{ "prefetch", PTX_LK_HINT, 0, ptxl_need_hint, ptxl_build_hint },
+	{ "createpolicy", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
+	{ "applypriority", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
+	{ "discard", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
 };
 
 int ptxl_words_prefix(const pinst *I, const char *spec);

@@ -81,6 +81,7 @@ static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "mbarrier", test_sm80_mbarrier },
 	{ "redux", test_sm80_redux },
 	{ "atom", test_sm80_atom },
+	{ "hint", test_sm80_hint },
 };
 
 int main(int argc, char **argv)
