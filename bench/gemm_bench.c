@@ -1,18 +1,22 @@
 /* GEMM timing for the issue-4 table (run on a GPU; on the simulator it runs but its times
  * mean nothing).  For one shape it prints CSV rows:
- *   label,m,n,k,ms,tflops,extra_bytes,added_ms,copy_gbs,cast_gbs_effective
+ *   label,m,n,k,ms,tflops,extra_bytes,added_ms,copy_gbs,cast_gbs_effective,modeled_ms
  * Labels: "copy" (device-to-device copy bandwidth), "f16gemm" (a plain fp16 x fp16 -> fp32
  * GEMM, what the fp16 path's GEMM costs), and "bf16" (cublasGemmEx with bf16 operands, C
  * in fp32: run it under the shim with BF16SHIM_PATH/BF16SHIM_EMULATE_SM to pick the path, or
  * without the shim for native).  added_ms = bf16 time - f16gemm time; extra_bytes is what the
  * path moves beyond the native GEMM (passed in by bench/gemm_bench.sh, which knows the path);
- * cast_gbs_effective = extra_bytes / added_ms.
+ * cast_gbs_effective = extra_bytes / added_ms; modeled_ms what the cost model (src/cost.h)
+ * gives that path on this GPU (as the shim sees it: BF16SHIM_EMULATE_SM's architecture with
+ * the real figures), printed beside the measured ms.
  * Usage: gemm_bench M N K ITERS EXTRA_BYTES LABEL */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cost.h"
 
 static float time_it(cudaStream_t s, int iters, void (*fn)(void *), void *arg)
 {
@@ -58,6 +62,34 @@ static void copy(void *p)
 	cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, c->s);
 }
 
+/* The cost model's time for this GEMM (C fp32, beta 0) on the path LABEL names; -1 if the
+ * model has no figure (a path it cannot run there, or figures the driver does not give). */
+static double modeled_ms(const char *label, int m, int n, int k)
+{
+	static const char *const paths[] = {"native", "fp32", "fp16", "decode"};
+	const char *emulate = getenv("BF16SHIM_EMULATE_SM");
+	struct cudaDeviceProp prop;
+	struct cost_estimate e;
+	int fig[6] = {0};
+
+	if (cudaGetDeviceProperties(&prop, 0) ||
+	    cudaDeviceGetAttribute(&fig[0], cudaDevAttrComputeCapabilityMajor, 0) ||
+	    cudaDeviceGetAttribute(&fig[1], cudaDevAttrComputeCapabilityMinor, 0) ||
+	    cudaDeviceGetAttribute(&fig[2], cudaDevAttrMultiProcessorCount, 0) ||
+	    cudaDeviceGetAttribute(&fig[3], cudaDevAttrClockRate, 0) ||
+	    cudaDeviceGetAttribute(&fig[4], cudaDevAttrMemoryClockRate, 0) ||
+	    cudaDeviceGetAttribute(&fig[5], cudaDevAttrGlobalMemoryBusWidth, 0))
+		return -1;
+	int sm = emulate && *emulate ? atoi(emulate) : fig[0] * 10 + fig[1];
+	struct cost_device d = cost_device_from(sm, emulate && *emulate ? NULL : prop.name,
+						fig[2], fig[3], fig[4], fig[5]);
+	struct cost_gemm g = {m, n, k, 1, 4, 0};
+	for (int p = 0; p < COST_PATHS; p++)
+		if (!strcmp(label, paths[p]))
+			return cost_estimate(&d, &g, p, &e) ? e.us / 1000 : -1;
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	int m, n, k, iters;
@@ -100,11 +132,11 @@ int main(int argc, char **argv)
 	t_bf16 = time_it(s, iters, gemm, &g);
 
 	/* A copy reads and writes each byte. */
-	printf("copy,%d,%d,%d,%.4f,,,,%.1f,\n", m, n, k, t_copy, 2.0 * copy_bytes / t_copy / 1e6);
-	printf("f16gemm,%d,%d,%d,%.4f,%.2f,,,,\n", m, n, k, t_f16, flops / t_f16 / 1e9);
-	printf("%s,%d,%d,%d,%.4f,%.2f,%.0f,%.4f,%.1f,%.1f\n", label, m, n, k, t_bf16,
+	printf("copy,%d,%d,%d,%.4f,,,,%.1f,,\n", m, n, k, t_copy, 2.0 * copy_bytes / t_copy / 1e6);
+	printf("f16gemm,%d,%d,%d,%.4f,%.2f,,,,,\n", m, n, k, t_f16, flops / t_f16 / 1e9);
+	printf("%s,%d,%d,%d,%.4f,%.2f,%.0f,%.4f,%.1f,%.1f,%.4f\n", label, m, n, k, t_bf16,
 	       flops / t_bf16 / 1e9, extra, t_bf16 - t_f16, 2.0 * copy_bytes / t_copy / 1e6,
-	       t_bf16 > t_f16 ? extra / (t_bf16 - t_f16) / 1e6 : 0.0);
+	       t_bf16 > t_f16 ? extra / (t_bf16 - t_f16) / 1e6 : 0.0, modeled_ms(label, m, n, k));
 	cublasDestroy(g.h);
 	return 0;
 }

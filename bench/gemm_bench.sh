@@ -9,20 +9,22 @@ prog=$build/bench/gemm_bench shim=$(realpath "$build/src/libbf16shim.so")
 # The real CUDA libraries: the build links the simulator's, which LD_LIBRARY_PATH overrides.
 export LD_LIBRARY_PATH=${CUDA_LIB:-/usr/local/cuda/lib64}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 csv=$build/gemm_bench.csv
-# Bytes each path moves beyond a native GEMM (A, B bf16; C fp32, beta = 0):
+# Bytes each path moves beyond a native GEMM (A, B bf16; C fp32, beta = 0), as
+# bench/traffic.sh measures them:
 #   fp32:  casts read A,B (2 B/elem) and write fp32 copies (4 B), the GEMM reads 4 B/elem
-#          instead of 2, and the fp32 result is written and read once more (8 B/elem of C)
-#   fp16:  absmax and cast read A,B twice (2 x 2 B), write and the GEMM reads fp16 copies
-#          (2 x 2 B) instead of the native read (2 B), plus the result round trip (8 B)
+#          instead of 2 and writes C itself (C fp32: no epilogue)
+#   fp16:  the slices read A,B once (2 B) and write fp16 copies (2 B) the GEMM reads (2 B)
+#          instead of the native read (2 B), plus the result round trip (8 B/elem of C)
 #   decode: nothing extra by design
 extra() { # path m n k
   awk -v p="$1" -v m="$2" -v n="$3" -v k="$4" 'BEGIN {
     ab = m*k + k*n
-    if (p == "fp32") print ab*(2+4+4-2) + 8*m*n
-    else if (p == "fp16") print ab*(4+2+2-2) + 8*m*n
+    if (p == "fp32") print ab*(2+4+4-2)
+    else if (p == "fp16") print ab*(2+2+2-2) + 8*m*n
     else print 0 }'
 }
-echo "label,m,n,k,ms,tflops,extra_bytes,added_ms,copy_gbs,cast_gbs_effective" > "$csv"
+# modeled_ms: the cost model's time for the same path (src/cost.h), beside the measured ms.
+echo "label,m,n,k,ms,tflops,extra_bytes,added_ms,copy_gbs,cast_gbs_effective,modeled_ms" > "$csv"
 run() { # label path env... -- m n k
   local label=$1 path=$2; shift 2
   local envs=(); while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift

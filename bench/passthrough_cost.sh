@@ -14,30 +14,12 @@ build=${1:-build} n=${2:-400}
 prog=$build/bench/passthrough shim=$(realpath "$build/src/libbf16shim.so")
 export LD_LIBRARY_PATH=$(realpath "$build/tests/simcuda/v13"):$(realpath "$build/tests/simcuda/core") SIMCUDA_COMPUTE=0
 command -v valgrind >/dev/null || { echo "valgrind is not installed"; exit 77; }
-# Callgrind's file: a cost line belongs to the function of the last fn= (its object: the
-# last ob=); the line after calls= is the callee's inclusive cost, the callee in the object
-# of the cob= since the last call (else the caller's).  Objects and functions are named at
-# first use, later by their number alone.  Summed: the self cost of functions in
-# libbf16shim.so, and the inclusive cost of their calls into objects that are neither the
-# shim nor the program, cuBLAS, cuBLASLt, the runtime, the driver or the simulator's core.
+# Counted by callgrind_own.awk.
 count() { # arch api type calls
   local out; out=$(mktemp)
   SIMCUDA_ARCH=$1 LD_PRELOAD=$shim valgrind --tool=callgrind --callgrind-out-file="$out" \
     "$prog" "$2" "$3" "$4" 2>/dev/null || { echo "FAIL: $prog $2 $3 on $1" >&2; rm -f "$out"; exit 1; }
-  awk '/^c?ob=/ { id = $1; sub(/^c?ob=/, "", id); if (NF > 1) name[id] = $2 }
-    /^ob=/ { ob = name[id]; next }
-    /^fn=/ { fob = ob; cob = ""; next }
-    /^cob=/ { cob = name[id]; next }
-    /^calls=/ { call = 1; next }
-    /^[0-9+*-]/ {
-      shim = fob ~ /libbf16shim/
-      if (call) {
-        callee = cob != "" ? cob : fob
-        if (shim && callee !~ /libbf16shim|libcu|libsimcuda|bench\/passthrough/) own += $NF
-        call = 0; cob = ""
-      } else if (shim) own += $NF
-    }
-    END { print own + 0 }' "$out"
+  awk -f "$(dirname "$0")/callgrind_own.awk" "$out"
   rm -f "$out"
 }
 printf '%-8s %-16s %6s %6s\n' arch api bf16 fp32

@@ -91,5 +91,18 @@ END {
 			printf "  %-30s %s\n", f[1], status_text(f[5])
 			if (f[6] != "") wrap("      ", f[6])
 		}
+		model(d)
+	}
+}
+# The cost model's times for typical bf16 GEMMs on GPU d (the probe's device.D.model.I
+# lines: label|native us|with bf16shim us|path): modeled from the driver's figures, not
+# measured.
+function model(d,   i, f, how) {
+	if (fact["device." d ".model"] != "1") return
+	printf "  %-30s %12s %14s\n", "modeled times (not measured)", "natively", "with bf16shim"
+	for (i = 0; ("device." d ".model." i) in fact; i++) {
+		split(fact["device." d ".model." i], f, "|")
+		how = f[4] == "pass" ? "(passed through)" : "(" f[4] " path)"
+		printf "    %-28s %12s %11s us %s\n", f[1], f[2] == "-" ? "refused" : f[2] " us", f[3], how
 	}
 }

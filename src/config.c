@@ -20,6 +20,7 @@ static const struct choice modes[] = {
 	{"auto", MODE_AUTO}, {"force", MODE_FORCE}, {"off", MODE_OFF}, {NULL, 0}};
 static const struct choice paths[] = {
 	{"auto", PATH_AUTO}, {"fp16", PATH_FP16}, {"fp32", PATH_FP32}, {"native", PATH_NATIVE},
+	{"decode", PATH_DECODE},
 	{NULL, 0}};
 static const struct choice levels[] = {
 	{"error", LOG_ERROR}, {"warn", LOG_WARN}, {"info", LOG_INFO}, {"debug", LOG_DEBUG},
@@ -27,7 +28,8 @@ static const struct choice levels[] = {
 
 /* The settings with values to check, with their defaults: a name from a list of choices,
  * or a number within [lo, hi]. */
-enum { SET_MODE, SET_PATH, SET_LOG, SET_EMULATE_SM, SET_WORKSPACE_MB, SET_TALLY, SETTINGS };
+enum { SET_MODE, SET_PATH, SET_LOG, SET_EMULATE_SM, SET_WORKSPACE_MB, SET_TALLY, SET_CACHE,
+       SETTINGS };
 static const struct setting {
 	const char *var;
 	const struct choice *choices;   /* NULL: a number */
@@ -40,6 +42,7 @@ static const struct setting {
 	/* At least 1 MiB: panels must hold a few columns of every operand. */
 	[SET_WORKSPACE_MB] = {BF16SHIM_ENV_WORKSPACE_MB, NULL, 1, 1L << 20, 256},
 	[SET_TALLY] = {BF16SHIM_ENV_TALLY, NULL, 0, 1, 0},
+	[SET_CACHE] = {BF16SHIM_ENV_CACHE, NULL, 0, 1, 1},
 };
 
 static int parse(const struct setting *set, const char *s, long *out)
@@ -87,6 +90,8 @@ int shim_config_parse(struct shim_config *cfg, const char *(*get)(const char *na
 		.log_file = get(BF16SHIM_ENV_LOG_FILE),
 		.cublas_path = get(BF16SHIM_ENV_CUBLAS),
 		.cublaslt_path = get(BF16SHIM_ENV_CUBLASLT),
+		.cache = (int)v[SET_CACHE],
+		.cache_dir = get(BF16SHIM_ENV_CACHE_DIR),
 	};
 	return bad;
 }

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 enum shim_mode { MODE_AUTO, MODE_FORCE, MODE_OFF };
-enum shim_path { PATH_AUTO, PATH_FP16, PATH_FP32, PATH_NATIVE };
+enum shim_path { PATH_AUTO, PATH_FP16, PATH_FP32, PATH_NATIVE, PATH_DECODE };
 enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 struct shim_config {
@@ -19,6 +19,8 @@ struct shim_config {
 	const char *log_file;    /* NULL: stderr */
 	const char *cublas_path; /* BF16SHIM_CUBLAS */
 	const char *cublaslt_path;
+	int cache;               /* keep lowered modules on disk */
+	const char *cache_dir;   /* BF16SHIM_CACHE_DIR; NULL: the user's cache folder */
 };
 
 /* Fills cfg from a getenv-like lookup; returns the number of values it could not parse

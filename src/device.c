@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "cost.h"
 #include "device.h"
 #include "real.h"
 
@@ -26,15 +27,21 @@ static struct handle_slot handles[HANDLE_SLOTS];
 /* A destroyed handle's slot: lookups probe past it, inserts reuse it. */
 #define TOMBSTONE ((abi_handle)(uintptr_t)1)
 
-int device_has_tensor_cores(int sm, const char *name)
+
+/* An attribute, or 0 if the driver cannot say. */
+static void attribute(abi_device dev, int attr, int *value)
 {
-	static const char *const without[] = {"GTX 16", "GTX 1650", "GTX 1660"};
-	if (sm < 70)
-		return 0;
-	for (size_t i = 0; name && i < sizeof without / sizeof without[0]; i++)
-		if (strstr(name, without[i]))
-			return 0;
-	return 1;
+	if (real_driver()->cuDeviceGetAttribute(value, attr, dev) != ABI_CUDA_SUCCESS || *value < 0)
+		*value = 0;
+}
+
+struct plan_device device_plan_view(const struct device_facts *f)
+{
+	const char *name = shim_config()->emulate_sm ? NULL : f->name;
+
+	return (struct plan_device){f->sm, f->tensor_cores,
+				    cost_device_from(f->sm, name, f->sm_count, f->clock_khz,
+						     f->mem_clock_khz, f->bus_bits)};
 }
 
 static const struct device_facts *facts_for(abi_device dev)
@@ -63,7 +70,11 @@ static const struct device_facts *facts_for(abi_device dev)
 			strcpy(f->name, "unknown");
 		/* An emulated architecture decides alone: the real card's name would say
 		 * nothing about the emulated one. */
-		f->tensor_cores = device_has_tensor_cores(f->sm, cfg->emulate_sm ? NULL : f->name);
+		f->tensor_cores = cost_tensor_cores(f->sm, cfg->emulate_sm ? NULL : f->name);
+		attribute(dev, ABI_DEV_ATTR_SM_COUNT, &f->sm_count);
+		attribute(dev, ABI_DEV_ATTR_CLOCK_RATE, &f->clock_khz);
+		attribute(dev, ABI_DEV_ATTR_MEMORY_CLOCK_RATE, &f->mem_clock_khz);
+		attribute(dev, ABI_DEV_ATTR_MEMORY_BUS_WIDTH, &f->bus_bits);
 		atomic_store_explicit(&facts_ready[dev], 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&facts_lock);

@@ -4,12 +4,16 @@
 #define BF16SHIM_DEVICE_H
 
 #include "abi.h"
+#include "plan.h"
 
 struct device_facts {
 	int ordinal;
 	int sm;            /* what the shim plans for (emulated if asked) */
 	int real_sm;       /* what the hardware is */
 	int tensor_cores;
+	/* What the driver reports (0 where it does not): multiprocessors, their clock and the
+	 * memory's (kHz), the memory bus (bits).  For the cost model and the decode path. */
+	int sm_count, clock_khz, mem_clock_khz, bus_bits;
 	char name[96];
 };
 
@@ -22,8 +26,8 @@ int device_min_sm(void);
 /* cublasDestroy: the handle's address may be reused for another device. */
 void device_forget_handle(abi_handle handle);
 
-/* Pure helper: does a part of this name and architecture have tensor cores?
- * GTX 16xx are sm_75 without them (doc/facts.md). */
-int device_has_tensor_cores(int sm, const char *name);
+/* What the planner takes from f: the architecture, tensor cores, and the cost model's
+ * figures (cost.h). */
+struct plan_device device_plan_view(const struct device_facts *f);
 
 #endif

@@ -23,11 +23,11 @@
 
 #ifdef BF16SHIM_GLIBC_BASE
 #define BF16SHIM_PIN(name, version) __asm__(".symver " #name "," #name "@" version)
-#ifndef BF16SHIM_DEFINES_DLOPEN /* the library's own dlopen (src/exports/dlfcn.c) stays */
+#ifndef BF16SHIM_DEFINES_DLOPEN /* the library's own dlopen and dlsym (src/exports/dlfcn.c) */
 BF16SHIM_PIN(dlopen, BF16SHIM_GLIBC_BASE);
+BF16SHIM_PIN(dlsym, BF16SHIM_GLIBC_BASE);
 #endif
 BF16SHIM_PIN(dlclose, BF16SHIM_GLIBC_BASE);
-BF16SHIM_PIN(dlsym, BF16SHIM_GLIBC_BASE);
 BF16SHIM_PIN(dlvsym, BF16SHIM_GLIBC_BASE);
 BF16SHIM_PIN(dlerror, BF16SHIM_GLIBC_BASE);
 BF16SHIM_PIN(dladdr, BF16SHIM_GLIBC_BASE);

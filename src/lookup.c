@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "blocked.h"
 #include "lifetime.h"
 #include "lookup.h"
 #include "ptxload.h"
@@ -15,8 +16,8 @@
 #define NO_DRIVER 3
 #define NO_RUNTIME 3
 
-/* Each driver symbol we stand in for, and ours (ptxload.h, lookup.h, lifetime.h: each
- * named shim_ and the driver's name). */
+/* Each driver symbol we stand in for, and ours (ptxload.h, blocked.h, lookup.h, lifetime.h:
+ * each named shim_ and the driver's name). */
 static const struct {
 	size_t real;         /* offset of the driver's own in struct real_driver */
 	void *ours;
@@ -40,6 +41,13 @@ void *lookup_substitute(void *real_fn)
 		if (real_of(drv, i) == real_fn)
 			return wrapped[i].ours;
 	return real_fn;
+}
+
+void *lookup_dlsym(void *handle, const char *name)
+{
+	void *fn = real_dlsym(handle, name);
+	/* A miss leaves the caller's dlerror() as the C library set it. */
+	return fn ? lookup_substitute(fn) : NULL;
 }
 
 abi_result shim_cuGetProcAddress_v2(const char *symbol, void **pfn, int version,

@@ -9,6 +9,17 @@
 /* Our wrapper if real_fn is a driver function we stand in for, else real_fn itself. */
 void *lookup_substitute(void *real_fn);
 
+/* Whether a dlsym is one lookup_dlsym answers: a driver function's name ("cu" and a capital)
+ * looked up in a library's handle, as libcudart finds cuGetProcAddress_v2 in libcuda.so.1
+ * (doc/facts.md, "How libcudart loads a program's fatbins"). */
+static inline int lookup_wants(void *handle, const char *name)
+{
+	return name && name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z' &&
+	       handle != (void *)0 && handle != (void *)-1l;   /* RTLD_DEFAULT, RTLD_NEXT */
+}
+/* That dlsym: the real answer, with our wrapper in place of a function we stand in for. */
+void *lookup_dlsym(void *handle, const char *name);
+
 abi_result shim_cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
 				    unsigned long long flags, int *status);
 abi_result shim_cuGetProcAddress(const char *symbol, void **pfn, int version,

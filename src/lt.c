@@ -105,7 +105,7 @@ static int plan_of(abi_lt_handle handle, abi_lt_desc desc, abi_lt_layout a, abi_
 		return 0;
 	pc->ours = ours;
 	pc->c_is_d = c_is_d;
-	pd = (struct plan_device){(*dev)->sm, (*dev)->tensor_cores};
+	pd = device_plan_view(*dev);
 	*p = plan_lt(pc, &pd, shim_config());
 	return 1;
 }
@@ -171,7 +171,7 @@ _Static_assert((int)ABI_LT_POINTER_MODE_HOST == (int)ABI_POINTER_MODE_HOST &&
 		       (int)ABI_LT_POINTER_MODE_DEVICE == (int)ABI_POINTER_MODE_DEVICE,
 	       "cuBLASLt and cuBLAS pointer modes differ");
 
-static const struct plan not_described = {1, {{DECIDE_PASS, "not described"}}};
+static const struct plan not_described = {.n = 1, .step = {{DECIDE_PASS, "not described"}}};
 
 /* Describes a matmul the gate kept and walks it. */
 static abi_status walk_matmul(const struct lt_matmul_args *a)
@@ -207,7 +207,7 @@ static abi_status walk_matmul(const struct lt_matmul_args *a)
 	g.plan = &steps;
 	g.dev = dev;
 	if (p.decision == LT_REWRITE && !ready_to_rewrite(a, &pc, &p, &g))
-		steps = (struct plan){1, {{DECIDE_PASS, p.reason}}};
+		steps = (struct plan){.n = 1, .step = {{DECIDE_PASS, p.reason}}};
 	return gemm_walk(&g);
 }
 

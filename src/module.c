@@ -32,6 +32,26 @@ static int nloaded;
 static atomic_int nlive;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The tensor-core module, where the current context's GPU has tensor cores (sm_70 and
+ * newer; a GTX 16xx has none, but loading costs nothing there either): optional, so a
+ * failure leaves fp16_tail NULL and the fp16 path without its tail. */
+static void load_tc(struct shim_module *m)
+{
+	const struct real_driver *drv = real_driver();
+	abi_device dev;
+	abi_module tc = NULL;
+	int major = 0;
+
+	if (!drv->cuCtxGetDevice || !drv->cuDeviceGetAttribute || drv->cuCtxGetDevice(&dev) ||
+	    drv->cuDeviceGetAttribute(&major, ABI_DEV_ATTR_CC_MAJOR, dev) || major < 7 ||
+	    drv->cuModuleLoadData(&tc, bf16shim_kernels_tc_ptx) != ABI_CUDA_SUCCESS)
+		return;
+	if (drv->cuModuleGetFunction(&m->fp16_tail, tc, KERNEL_FP16_TAIL)) {
+		m->fp16_tail = NULL;
+		drv->cuModuleUnload(tc);
+	}
+}
+
 /* Loads the kernels and constants into the current context: WHY_NONE, or why not. */
 static enum why load(struct shim_module *m)
 {
@@ -62,10 +82,7 @@ static enum why load(struct shim_module *m)
 			size_t offset;
 		} optional[] = {
 			{KERNEL_CAST_F16_F32, offsetof(struct shim_module, cast_f16_f32)},
-			{KERNEL_ABSMAX_ROWS, offsetof(struct shim_module, absmax_rows)},
-			{KERNEL_ABSMAX_COLS, offsetof(struct shim_module, absmax_cols)},
-			{KERNEL_CAST_BF16_F16_SCALED,
-			 offsetof(struct shim_module, cast_bf16_f16_scaled)},
+			{KERNEL_FP16_SLICES, offsetof(struct shim_module, fp16_slices)},
 			{KERNEL_EPILOGUE_SCALED, offsetof(struct shim_module, epilogue_scaled)},
 			{KERNEL_GEMM_SMALL, offsetof(struct shim_module, gemm_small)},
 		};
@@ -113,6 +130,8 @@ const struct shim_module *module_for_current_context(enum why *why)
 		e->ctx = ctx;
 		e->why = load(&e->m);
 		e->failed = e->why != WHY_NONE;
+		if (!e->failed)
+			load_tc(&e->m);
 		atomic_fetch_add(&nlive, 1);
 	}
 	pthread_mutex_unlock(&lock);

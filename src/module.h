@@ -9,8 +9,10 @@ struct shim_module {
 	abi_function cast_bf16_f32;
 	abi_function cast_f16_f32;   /* NULL if this build has no such kernel */
 	abi_function epilogue_f32;
-	/* fp16 fast path (issue 4); NULL where this build lacks them */
-	abi_function absmax_rows, absmax_cols, cast_bf16_f16_scaled, epilogue_scaled;
+	/* fp16 path; NULL where this build lacks them */
+	abi_function fp16_slices, epilogue_scaled;
+	/* from the tensor-core module: NULL on a GPU without tensor cores, or if it failed */
+	abi_function fp16_tail;
 	abi_function gemm_small;     /* decode-shaped GEMMs reading bf16 directly */
 	abi_devptr one, zero;        /* 1.0f and 0.0f in device memory, for device pointer mode */
 };

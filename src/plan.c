@@ -105,10 +105,11 @@ static int has_tensor_cores(const struct plan_device *d)
 	return d->sm >= 70 && d->tensor_cores;
 }
 
-/* The rewrite for a GPU without bf16 tensor cores: decode-shaped GEMMs read bf16 directly;
- * others go to fp16 tensor cores where there are some, else to fp32.  GTX 16xx (sm_75
- * without tensor cores) stay on fp32: their fp16 GEMMs with M >= 2 crawl (doc/facts.md). */
-static struct plan_step choose_rewrite(const struct plan_call *c, const struct plan_device *d)
+/* The rewrite for a GPU without bf16 tensor cores, by the architecture alone: decode-shaped
+ * GEMMs read bf16 directly; others go to fp16 tensor cores where there are some, else to fp32.
+ * GTX 16xx (sm_75 without tensor cores) stay on fp32: their fp16 GEMMs with M >= 2 crawl
+ * (doc/facts.md). */
+static struct plan_step choose_by_arch(const struct plan_call *c, const struct plan_device *d)
 {
 	if (both_bf16(c) && (c->m <= PLAN_DECODE_MAX || c->n <= PLAN_DECODE_MAX))
 		return decide(DECIDE_DECODE, "decode-shaped: bf16-reading kernel");
@@ -118,9 +119,64 @@ static struct plan_step choose_rewrite(const struct plan_call *c, const struct p
 					      : "no tensor cores: fp32 compute");
 }
 
+static const enum decision path_decision[COST_PATHS] = {
+	[COST_NATIVE] = DECIDE_PASS, [COST_FP32] = DECIDE_FP32, [COST_FP16] = DECIDE_FP16,
+	[COST_DECODE] = DECIDE_DECODE,
+};
+
+/* By the cost model (cost.h): the path modeled fastest; on a GPU that runs bf16 GEMMs itself
+ * a rewrite only where it models at most PLAN_MARGIN of the native time (unless `force`: a
+ * rewrite whatever the model says).  The decode path stays for decode shapes and the fp16
+ * path for GPUs with tensor cores and their fp16 GEMMs (GTX 16xx have none: doc/facts.md).
+ * pm gets the chosen and the best rejected time. */
+static struct plan_step choose_by_model(const struct plan_call *c, const struct plan_device *d,
+					int force, struct plan_model *pm)
+{
+	static const char *const why[COST_PATHS] = {
+		[COST_NATIVE] = "modeled: no rewrite beats native by the margin",
+		[COST_FP32] = "modeled fastest: fp32 compute",
+		[COST_FP16] = "modeled fastest: fp16 tensor cores with exact scaling",
+		[COST_DECODE] = "modeled fastest: decode-shaped, bf16-reading kernel",
+	};
+	struct cost_gemm g = {c->m, c->n, c->k, c->batch, c->ctype == ABI_R_32F ? 4 : 2,
+			      c->epilogue};
+	struct cost_estimate e[COST_PATHS];
+	int ok[COST_PATHS], best = -1, chosen, rejected = -1;
+
+	for (int p = 0; p < COST_PATHS; p++) {
+		ok[p] = cost_estimate(&d->cost, &g, p, &e[p]);
+		if (p != COST_NATIVE && ok[p] && (best < 0 || e[p].us < e[best].us))
+			best = p;
+	}
+	if (best < 0) /* no rewrite could be modeled: not for a valid call */
+		return choose_by_arch(c, d);
+	chosen = best;
+	if (!force && ok[COST_NATIVE] && e[best].us > PLAN_MARGIN * e[COST_NATIVE].us)
+		chosen = COST_NATIVE;
+	for (int p = 0; p < COST_PATHS; p++)
+		if (p != chosen && ok[p] && (rejected < 0 || e[p].us < e[rejected].us))
+			rejected = p;
+	*pm = (struct plan_model){1, e[chosen].us, DECIDE_PASS, -1};
+	if (rejected >= 0) {
+		pm->rejected = path_decision[rejected];
+		pm->rejected_us = e[rejected].us;
+	}
+	if (chosen == COST_FP32 && d->sm < 70)
+		return decide(DECIDE_FP32, "bf16 GEMMs are not supported below sm_70");
+	return decide(path_decision[chosen], why[chosen]);
+}
+
+static struct plan_step choose_rewrite(const struct plan_call *c, const struct plan_device *d,
+				       const struct shim_config *cfg, struct plan_model *pm)
+{
+	if (both_bf16(c) && cost_device_known(&d->cost))
+		return choose_by_model(c, d, cfg->mode == MODE_FORCE || c->lt, pm);
+	return choose_by_arch(c, d);
+}
+
 /* The first step: what the policy says for this call. */
 static struct plan_step first_step(const struct plan_call *c, const struct plan_device *d,
-				   const struct shim_config *cfg)
+				   const struct shim_config *cfg, struct plan_model *pm)
 {
 	int bf16 = c->atype == ABI_R_16BF || c->btype == ABI_R_16BF;
 
@@ -142,7 +198,10 @@ static struct plan_step first_step(const struct plan_call *c, const struct plan_
 		return decide(DECIDE_FP32, "BF16SHIM_PATH=fp32");
 	if (cfg->path == PATH_FP16 && both_bf16(c))
 		return decide(DECIDE_FP16, "BF16SHIM_PATH=fp16");
-	return choose_rewrite(c, d);
+	if (cfg->path == PATH_DECODE && both_bf16(c) &&
+	    (c->m <= PLAN_DECODE_MAX || c->n <= PLAN_DECODE_MAX))
+		return decide(DECIDE_DECODE, "BF16SHIM_PATH=decode");
+	return choose_rewrite(c, d, cfg, pm);
 }
 
 static void add(struct plan *p, enum decision d, const char *why)
@@ -154,7 +213,7 @@ struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
 		      const struct shim_config *cfg)
 {
 	struct plan p = {0};
-	struct plan_step first = first_step(c, d, cfg);
+	struct plan_step first = first_step(c, d, cfg, &p.model);
 	int bf16 = c->atype == ABI_R_16BF || c->btype == ABI_R_16BF;
 
 	p.step[p.n++] = first;
@@ -360,6 +419,8 @@ struct lt_plan plan_lt(const struct plan_lt_call *c, const struct plan_device *d
 	lt_column_major(c, &p);
 	p.act = act;
 	p.has_bias = bias;
+	p.gemm.epilogue = act != GEMM_ACT_NONE || bias;
+	p.gemm.lt = 1;
 	/* An algorithm from our heuristic asks for the rewrite whatever the policy says now. */
 	if (c->ours) {
 		forced.mode = MODE_FORCE;
@@ -384,5 +445,5 @@ struct plan plan_lt_steps(const struct lt_plan *p)
 
 	if (p->decision == LT_REWRITE)
 		return p->rewrite;
-	return (struct plan){1, {{forward[p->decision], p->reason}}};
+	return (struct plan){.n = 1, .step = {{forward[p->decision], p->reason}}};
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "cost.h"
 
 enum decision {
 	DECIDE_PASS,              /* forward the call untouched */
@@ -31,12 +32,25 @@ struct plan_call {
 	 * that has work to do.  Such calls are the library's to answer: a rewrite would fault
 	 * in our kernels where cuBLAS returns a status. */
 	int bad_pointers;
+	int epilogue;             /* a fused bias or activation follows (cuBLASLt) */
+	/* A cuBLASLt matmul: rewritten whatever the model says of the native call, since
+	 * whether the library takes it as it came depends on epilogues, layouts and types
+	 * (rewriting it is what the shim has always done below sm_80). */
+	int lt;
 };
 
 struct plan_device {
 	int sm;                   /* major*10+minor, after BF16SHIM_EMULATE_SM */
 	int tensor_cores;
+	/* What the cost model needs; where the driver could not tell (cost_device_known()
+	 * false) the policy decides by the architecture alone. */
+	struct cost_device cost;
 };
+
+/* A rewrite must model at most this fraction of the native GEMM's time to be taken on a GPU
+ * that runs bf16 GEMMs itself (sm_70, sm_75): the model's errors, and the cost of being
+ * wrong, are both smaller on the native side. */
+#define PLAN_MARGIN 0.8
 
 /* One thing to try, and why (one phrase, for the log and the trace). */
 struct plan_step {
@@ -52,9 +66,19 @@ struct plan_step {
  * call is followed by what to try if the library refuses it (a bf16 GEMM on the fp32 path,
  * a tensor-op algorithm with the default one). */
 #define PLAN_STEPS 4
+/* What the cost model said, where it decided: the modeled time of the plan's first step and
+ * of the best step it turned down (microseconds; cost.h; rejected_us < 0: none other could
+ * run). */
+struct plan_model {
+	int valid;
+	double chosen_us;
+	enum decision rejected;
+	double rejected_us;
+};
 struct plan {
 	int n;
 	struct plan_step step[PLAN_STEPS];
+	struct plan_model model;
 };
 
 struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,

@@ -1,20 +1,30 @@
-/* Lowering PTX on its way into the driver.  Only PTX text is touched (cubins and fatbins go
- * through as they are); only when the device is below sm_80 and the text mentions bf16; and
- * if the pass leaves instructions it cannot lower, they are logged by name and line and the
- * partly lowered text is still loaded, so the driver's own error names what remains. */
+/* Device code on its way into the driver.  Fatbins (and their wrappers) go to fatload.c,
+ * which hands back a copy with lowered PTX where a GPU of the process has nothing else to
+ * run.  PTX text is lowered here: only when the device is below sm_80 and the text mentions
+ * bf16; if the pass leaves instructions it cannot lower, they are logged by name and line
+ * and the partly lowered text is still loaded, so the driver's own error names what
+ * remains.  Cubins go through as they are.  What the driver gets instead of the caller's
+ * image lives until the call returns, or, for a library loaded with
+ * CU_LIBRARY_BINARY_IS_PRESERVED, until its unload (blocked.c). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocked.h"
 #include "config.h"
+#include "fatload.h"
 #include "log.h"
 #include "ptx/lower.h"
 #include "ptxload.h"
 #include "real.h"
 
-/* CU_JIT_INPUT_PTX */
+/* CUjitInputType */
 #define JIT_INPUT_PTX 1
+#define JIT_INPUT_FATBINARY 2
+#define ANY_IMAGE (-1)           /* a module or library load: the image says what it is */
+/* CUlibraryOption */
+#define LIBRARY_BINARY_IS_PRESERVED 1
 
 static int current_sm(void)
 {
@@ -82,49 +92,133 @@ char *ptxload_lower(const void *image, size_t len, size_t *len_out)
 	return out;
 }
 
+/* What the driver gets instead of the caller's image. */
+struct swap {
+	const void *image;
+	size_t len;
+	char *text;              /* lowered PTX text */
+	struct fatload fl;
+};
+
+static void swap_prepare(struct swap *sw, const void *image, size_t len, int type)
+{
+	memset(sw, 0, sizeof *sw);
+	sw->image = image;
+	sw->len = len;
+	if ((type == ANY_IMAGE || type == JIT_INPUT_FATBINARY) &&
+	    fatload_prepare(image, len, &sw->fl)) {
+		sw->image = sw->fl.image;
+		sw->len = sw->fl.len;
+	} else if ((type == ANY_IMAGE || type == JIT_INPUT_PTX) &&
+		   (sw->text = ptxload_lower(image, len, &sw->len))) {
+		sw->image = sw->text;
+		sw->len++;          /* the linker counts the NUL */
+	}
+}
+
+/* After the driver's call: what the new handle lacks, and what the driver may still read. */
+static abi_result swap_done(struct swap *sw, abi_result r, void *handle, int preserved)
+{
+	int keep = preserved && r == ABI_CUDA_SUCCESS && handle;
+
+	if (sw->fl.image) {
+		if (r == ABI_CUDA_SUCCESS && handle)
+			blocked_record(handle, &sw->fl, keep ? sw->fl.block : NULL);
+		else if (r == ABI_CUDA_INVALID_IMAGE || r == ABI_CUDA_NO_BINARY_FOR_GPU ||
+			 r == ABI_CUDA_INVALID_PTX || r == ABI_CUDA_UNSUPPORTED_PTX)
+			shim_log_once("lowered module refused", LOG_WARN, LOG_BY_SHIM,
+				      "the driver refused a fatbin with PTX lowered for sm_%d (CUDA "
+				      "error %d): the program gets that error (BF16SHIM_LOG=debug "
+				      "names the module)", sw->fl.lowered[0]->sm, r);
+		if (r != ABI_CUDA_SUCCESS)
+			shim_log(LOG_DEBUG, LOG_BY_SHIM, "module %.16s lowered for sm_%d: the driver "
+				 "answered %d", sw->fl.lowered[0]->key, sw->fl.lowered[0]->sm, r);
+		fatload_release(&sw->fl, keep);
+	} else if (sw->text) {
+		if (keep)
+			blocked_record(handle, NULL, sw->text);
+		else
+			free(sw->text);
+	}
+	return r;
+}
+
+/* cuModuleLoadData and cuModuleLoadFatBinary: the driver reads the image during the call. */
+static abi_result module_load(abi_result (*real)(abi_module *, const void *), abi_module *module,
+			      const void *image)
+{
+	struct swap sw;
+	abi_result r;
+
+	swap_prepare(&sw, image, 0, ANY_IMAGE);
+	r = real(module, sw.image);
+	return swap_done(&sw, r, r == ABI_CUDA_SUCCESS && module ? *module : NULL, 0);
+}
+
 abi_result shim_cuModuleLoadData(abi_module *module, const void *image)
 {
-	const struct real_driver *drv = real_driver();
-	size_t len;
-	char *low = ptxload_lower(image, 0, &len);
-	abi_result r = drv->cuModuleLoadData(module, low ? low : image);
-	free(low);
-	return r;
+	return module_load(real_driver()->symbol.cuModuleLoadData, module, image);
 }
 
 abi_result shim_cuModuleLoadDataEx(abi_module *module, const void *image, unsigned n,
 				   int *options, void **values)
 {
-	const struct real_driver *drv = real_driver();
-	size_t len;
-	char *low = ptxload_lower(image, 0, &len);
-	abi_result r = drv->cuModuleLoadDataEx(module, low ? low : image, n, options, values);
-	free(low);
-	return r;
+	struct swap sw;
+	abi_result r;
+
+	swap_prepare(&sw, image, 0, ANY_IMAGE);
+	r = real_driver()->symbol.cuModuleLoadDataEx(module, sw.image, n, options, values);
+	return swap_done(&sw, r, r == ABI_CUDA_SUCCESS && module ? *module : NULL, 0);
+}
+
+abi_result shim_cuModuleLoadFatBinary(abi_module *module, const void *fatbin)
+{
+	return module_load(real_driver()->symbol.cuModuleLoadFatBinary, module, fatbin);
+}
+
+typedef abi_result (*link_add_fn)(void *, int, void *, size_t, const char *, unsigned, int *,
+				  void **);
+
+/* The linker copies the data it is given, so ours can go at once. */
+static abi_result link_add(link_add_fn real, void *state, int type, void *data, size_t size,
+			   const char *name, unsigned n, int *options, void **values)
+{
+	int ours = type == JIT_INPUT_FATBINARY || type == JIT_INPUT_PTX;
+	struct swap sw;
+
+	swap_prepare(&sw, data, ours ? size : 0, ours ? type : 0);
+	return swap_done(&sw, real(state, type, (void *)sw.image, sw.image == data ? size : sw.len,
+				   name, n, options, values),
+			 NULL, 0);
 }
 
 abi_result shim_cuLinkAddData(void *state, int type, void *data, size_t size, const char *name,
 			      unsigned n, int *options, void **values)
 {
-	const struct real_driver *drv = real_driver();
-	size_t len = 0;
-	char *low = type == JIT_INPUT_PTX ? ptxload_lower(data, size, &len) : NULL;
-	/* The linker copies the data it is given, so ours can go at once. */
-	abi_result r = drv->cuLinkAddData(state, type, low ? low : data, low ? len + 1 : size,
-					  name, n, options, values);
-	free(low);
-	return r;
+	return link_add(real_driver()->symbol.cuLinkAddData, state, type, data, size, name, n,
+			options, values);
+}
+
+abi_result shim_cuLinkAddData_v2(void *state, int type, void *data, size_t size,
+				 const char *name, unsigned n, int *options, void **values)
+{
+	return link_add(real_driver()->symbol.cuLinkAddData_v2, state, type, data, size, name, n,
+			options, values);
 }
 
 abi_result shim_cuLibraryLoadData(void **library, const void *code, int *jit_options,
 				  void **jit_values, unsigned n_jit, int *lib_options,
 				  void **lib_values, unsigned n_lib)
 {
-	const struct real_driver *drv = real_driver();
-	size_t len;
-	char *low = ptxload_lower(code, 0, &len);
-	abi_result r = drv->cuLibraryLoadData(library, low ? low : code, jit_options, jit_values,
-					      n_jit, lib_options, lib_values, n_lib);
-	free(low);
-	return r;
+	struct swap sw;
+	abi_result r;
+	int preserved = 0;
+
+	for (unsigned i = 0; lib_options && lib_values && i < n_lib; i++)
+		if (lib_options[i] == LIBRARY_BINARY_IS_PRESERVED)
+			preserved = lib_values[i] != NULL;
+	swap_prepare(&sw, code, 0, ANY_IMAGE);
+	r = real_driver()->symbol.cuLibraryLoadData(library, sw.image, jit_options, jit_values,
+						    n_jit, lib_options, lib_values, n_lib);
+	return swap_done(&sw, r, r == ABI_CUDA_SUCCESS && library ? *library : NULL, preserved);
 }

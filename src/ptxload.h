@@ -15,10 +15,11 @@ char *ptxload_lower(const void *image, size_t len, size_t *len_out);
 abi_result shim_cuModuleLoadData(abi_module *module, const void *image);
 abi_result shim_cuModuleLoadDataEx(abi_module *module, const void *image, unsigned n,
 				   int *options, void **values);
+abi_result shim_cuModuleLoadFatBinary(abi_module *module, const void *fatbin);
 abi_result shim_cuLinkAddData(void *state, int type, void *data, size_t size, const char *name,
 			      unsigned n, int *options, void **values);
-/* cuLinkAddData_v2 is the same function under its versioned name. */
-#define shim_cuLinkAddData_v2 shim_cuLinkAddData
+abi_result shim_cuLinkAddData_v2(void *state, int type, void *data, size_t size,
+				 const char *name, unsigned n, int *options, void **values);
 abi_result shim_cuLibraryLoadData(void **library, const void *code, int *jit_options,
 				  void **jit_values, unsigned n_jit, int *lib_options,
 				  void **lib_values, unsigned n_lib);

@@ -184,6 +184,33 @@ static int find_library(struct library *l, const char *override)
 	return found;
 }
 
+/* ---- dlsym ---- */
+
+dlsym_fn real_dlsym_fn;
+
+dlsym_fn real_dlsym_find(void)
+{
+	/* RTLD_NEXT: the C library's (or libdl's), never ours; the oldest version is in every
+	 * glibc (2.34 keeps it beside the new one).  Racing threads store the same value. */
+#if defined(__aarch64__)
+	dlsym_fn f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.17");
+#else
+	dlsym_fn f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+#endif
+	if (!f)
+		f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+	__atomic_store_n(&real_dlsym_fn, f, __ATOMIC_RELEASE);
+	return f;
+}
+
+void *real_dlsym(void *handle, const char *name)
+{
+	dlsym_fn f = __atomic_load_n(&real_dlsym_fn, __ATOMIC_ACQUIRE);
+	if (!f && !(f = real_dlsym_find()))
+		return NULL;
+	return f(handle, name);
+}
+
 /* ---- the driver ---- */
 
 static struct real_driver driver;
@@ -195,10 +222,11 @@ static int find_driver(void)
 
 	if (!lib)
 		return 0;
-	/* dlsym on the driver's own handle: it never finds our exported wrappers. */
+	/* dlsym on the driver's own handle: it never finds our exported wrappers (and the C
+	 * library's: ours would hand them back). */
 #define X(name, params)                                                                    \
 	{                                                                                  \
-		void *fn = dlsym(lib, #name);                                              \
+		void *fn = real_dlsym(lib, #name);                                         \
 		memcpy(&driver.symbol.name, &fn, sizeof fn);                               \
 	}
 	REAL_DRIVER_SYMBOLS(X)
@@ -211,7 +239,7 @@ static int find_driver(void)
 		else if (driver.symbol.cuGetProcAddress)                                   \
 			driver.symbol.cuGetProcAddress(#name, &fn, version, 0);            \
 		else                                                                       \
-			fn = dlsym(lib, fallback);                                         \
+			fn = real_dlsym(lib, fallback);                                    \
 		memcpy(&driver.name, &fn, sizeof fn);                                      \
 	}
 	REAL_DRIVER_FUNCTIONS(X)

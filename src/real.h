@@ -63,18 +63,11 @@ const char *real_cublaslt_origin(void);
 	X(cuCtxGetCurrent, 4000, "cuCtxGetCurrent", (abi_context * ctx))                   \
 	X(cuCtxGetDevice, 2000, "cuCtxGetDevice", (abi_device * dev))                      \
 	X(cuDeviceGetCount, 2000, "cuDeviceGetCount", (int *count))                        \
+	X(cuDeviceGet, 2000, "cuDeviceGet", (abi_device * dev, int ordinal))               \
 	X(cuDeviceGetAttribute, 2000, "cuDeviceGetAttribute",                              \
 	  (int *value, int attrib, abi_device dev))                                        \
 	X(cuDeviceGetName, 2000, "cuDeviceGetName", (char *name, int len, abi_device dev)) \
 	X(cuModuleLoadData, 2000, "cuModuleLoadData", (abi_module * module, const void *image)) \
-	X(cuModuleLoadDataEx, 2010, "cuModuleLoadDataEx",                                  \
-	  (abi_module * module, const void *image, unsigned n, int *options, void **values)) \
-	X(cuLinkAddData, 6050, "cuLinkAddData_v2",                                         \
-	  (void *state, int type, void *data, size_t size, const char *name, unsigned n,   \
-	   int *options, void **values))                                                   \
-	X(cuLibraryLoadData, 12000, "cuLibraryLoadData",                                   \
-	  (void **library, const void *code, int *jit_options, void **jit_values,          \
-	   unsigned n_jit, int *lib_options, void **lib_values, unsigned n_lib))           \
 	X(cuModuleGetFunction, 2000, "cuModuleGetFunction",                                \
 	  (abi_function * fn, abi_module module, const char *name))                        \
 	X(cuModuleUnload, 2000, "cuModuleUnload", (abi_module module))                     \
@@ -112,6 +105,12 @@ const char *real_cublaslt_origin(void);
 			     void **))                                                     \
 	X(cuLibraryLoadData,                                                               \
 	  (void **, const void *, int *, void **, unsigned, int *, void **, unsigned))     \
+	X(cuModuleLoadFatBinary, (abi_module *, const void *))                             \
+	X(cuModuleGetFunction, (abi_function *, abi_module, const char *))                 \
+	X(cuModuleUnload, (abi_module))                                                    \
+	X(cuLibraryGetKernel, (void **, void *, const char *))                             \
+	X(cuLibraryGetModule, (abi_module *, void *))                                      \
+	X(cuLibraryUnload, (void *))                                                       \
 	X(cuGetProcAddress, (const char *, void **, int, unsigned long long))              \
 	X(cuGetProcAddress_v2, (const char *, void **, int, unsigned long long, int *))    \
 	X(cuCtxDestroy, (abi_context))                                                     \
@@ -134,6 +133,13 @@ struct real_driver {
 /* The driver's table, looked for again on each call until the driver is loaded (the runtime
  * loads it on its first call); members NULL when unavailable. */
 const struct real_driver *real_driver(void);
+
+/* ---- The C library's dlsym, not ours (exports/dlfcn.c), found once with dlvsym; what the
+ * shim looks driver symbols up with itself. */
+typedef void *(*dlsym_fn)(void *handle, const char *name);
+extern dlsym_fn real_dlsym_fn;
+dlsym_fn real_dlsym_find(void);
+void *real_dlsym(void *handle, const char *name);
 
 /* ---- The runtime: the calls we stand in for or make. */
 #define REAL_CUDART_FUNCTIONS(X)                                                           \

@@ -88,6 +88,14 @@ static void put(struct line *l, const char *fmt, ...)
 		l->len += (size_t)n;
 }
 
+/* A non-negative time in microseconds with three decimals, by integer arithmetic: %f would
+ * follow the program's LC_NUMERIC (a comma in some locales) and break the JSON. */
+static void put_micros(struct line *l, const char *key, double us)
+{
+	long long ns = us > 0 && us < 9e15 ? (long long)(us * 1000 + 0.5) : 0;
+	put(l, ",\"%s\":%lld.%03lld", key, ns / 1000, ns % 1000);
+}
+
 /* A JSON string: quoted and escaped. */
 static void put_quoted(struct line *l, const char *s)
 {
@@ -288,6 +296,12 @@ static void put_call(struct line *l, const struct trace_record *r)
 	put_status(l, "status", r->status);
 	if (r->first_status != -1)
 		put_status(l, "first_status", r->first_status);
+	if (r->modeled)
+		put_micros(l, "modeled_us", r->modeled_us);
+	if (r->modeled && r->rejected) {
+		put_string(l, "rejected", r->rejected);
+		put_micros(l, "rejected_us", r->rejected_us);
+	}
 }
 
 int trace_describe(const struct trace_record *r, char *buf, size_t cap)

@@ -19,6 +19,12 @@ struct trace_record {
 	const char *reason;
 	int status;               /* returned to the caller */
 	int first_status;         /* status of a refused first attempt, or -1 */
+	/* Where the cost model planned: the decision's modeled time and the best rejected
+	 * one's (microseconds; rejected NULL: no other path could run). */
+	int modeled;
+	double modeled_us;
+	const char *rejected;
+	double rejected_us;
 };
 
 /* Is tracing on?  Reads BF16SHIM_TRACE once. */

@@ -146,6 +146,7 @@ struct outcome {
 	const struct device_facts *dev;
 	struct plan_step step;
 	int first_status;
+	struct plan_model model;      /* the cost model's figures, where it planned */
 };
 
 /* The walk along p from step i.  refused: the status of a forward the library refused (the
@@ -217,6 +218,7 @@ static abi_status dispatch(const struct gemm_call *c, struct outcome *out)
 
 	if (c->plan) {
 		out->step = c->plan->step[0];
+		out->model = c->plan->model;
 		return walk(c, c->dev, c->plan, 0, refused, out);
 	}
 	if (shim_config()->mode == MODE_OFF) {
@@ -238,7 +240,7 @@ static abi_status dispatch(const struct gemm_call *c, struct outcome *out)
 		return c->forward(c, DECIDE_PASS);
 	}
 	pc = plan_call_of(c);
-	pd = (struct plan_device){out->dev->sm, out->dev->tensor_cores};
+	pd = device_plan_view(out->dev);
 	p = plan_gemm(&pc, &pd, shim_config());
 	if (refused >= 0) {
 		/* The first step, the call as it came, was made: on to what follows it. */
@@ -246,6 +248,8 @@ static abi_status dispatch(const struct gemm_call *c, struct outcome *out)
 	} else {
 		start = verdict_step(&pc, out->dev->sm, &p);
 		out->step = p.step[start];
+		if (start == 0)
+			out->model = p.model;
 		if (out->step.decision != DECIDE_PASS)
 			log_plan(c, out->dev, &out->step);
 	}
@@ -266,12 +270,17 @@ static void record(const struct gemm_call *c, const struct outcome *out, abi_sta
 		.real_sm = dev ? dev->real_sm : -1,
 		.decision = plan_decision_name(out->step.decision), .reason = out->step.reason,
 		.status = st, .first_status = out->first_status,
+		.modeled = out->model.valid, .modeled_us = out->model.chosen_us,
+		.rejected = out->model.valid && out->model.rejected_us >= 0
+				    ? plan_decision_name(out->model.rejected) : NULL,
+		.rejected_us = out->model.rejected_us,
 	});
 }
 
 abi_status gemm_walk(const struct gemm_call *c)
 {
-	struct outcome out = {c->dev, {DECIDE_PASS, "no bf16 operand"}, -1};
+	struct outcome out = {.dev = c->dev, .step = {DECIDE_PASS, "no bf16 operand"},
+			      .first_status = -1};
 	abi_status st;
 
 	/* Made while the shim works: ours, or cuBLAS's inside them. */

@@ -1,24 +1,37 @@
 /* bf16shim-lower: rewrites the bf16 instructions of a PTX file for an older GPU
- * (src/ptx/lower.h); `bf16shim lower` runs it.
+ * (src/ptx/lower.h); `bf16shim lower` runs it.  Given a fatbin, a cubin or a host ELF file
+ * (.so, executable) instead, it lowers the PTX of each module that has nothing else for the
+ * target, as the library does when the module is loaded (lower_modules.c).
  *
  *   bf16shim-lower IN.ptx [-o OUT] [--target sm_XX] [--partial] [-v]
+ *   bf16shim-lower IN.{fatbin,cubin,so,...} [-o FOLDER] [--target sm_XX] [-v]
  *
  * Exit status: 0 lowered (or nothing to do); 1 some instructions cannot be lowered (listed
- * on stderr; the output is written only with --partial); 2 usage or I/O error; 3 input
- * refused (too large). */
+ * on stderr; the output is written only with --partial), or, for compiled code, some kernel
+ * or module cannot run on the target (each one said on stdout); 2 usage or I/O error; 3
+ * input refused (too large). */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "fatbin.h"
 #include "lower.h"
+#include "lower_modules.h"
 
 static const char *prog = "bf16shim-lower";
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: %s IN.ptx [-o OUT] [--target sm_XX] [--partial] [-v]\n"
-		"  IN or OUT may be '-' (stdin, stdout); the default target is sm_75\n", prog);
+		"       %s IN.{fatbin,cubin,so,...} [-o FOLDER] [--target sm_XX] [-v]\n"
+		"  IN or OUT may be '-' (stdin, stdout); the default target is sm_75\n", prog,
+		prog);
 	return 2;
 }
 
@@ -64,10 +77,38 @@ static int parse_target(const char *s)
 	return (int)v;
 }
 
+/* A fatbin, cubin or host ELF file: lower_modules' exit status; -1 for anything else (PTX). */
+static int compiled_code(const char *path, int target, const char *out_dir, int verbose)
+{
+	uint8_t head[4] = {0};
+	struct stat st;
+	void *map;
+	int fd, rc;
+
+	if (!strcmp(path, "-") || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head ||
+	    (memcmp(head, "\177ELF", 4) != 0 &&
+	     (uint32_t)(head[0] | head[1] << 8 | head[2] << 16 | (uint32_t)head[3] << 24) != FB_MAGIC)) {
+		close(fd);
+		return -1;
+	}
+	if (fstat(fd, &st) || (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
+							  MAP_FAILED) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		close(fd);
+		return 2;
+	}
+	close(fd);
+	rc = lower_modules(path, map, (size_t)st.st_size, target, out_dir, verbose);
+	munmap(map, (size_t)st.st_size);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *in_path = NULL, *out_path = "-";
-	int target = 75, partial = 0, verbose = 0;
+	int target = 75, partial = 0, verbose = 0, rc;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
@@ -99,6 +140,9 @@ int main(int argc, char **argv)
 	if (!in_path)
 		return usage();
 
+	rc = compiled_code(in_path, target, strcmp(out_path, "-") ? out_path : NULL, verbose);
+	if (rc >= 0)
+		return rc;
 	FILE *f = strcmp(in_path, "-") ? fopen(in_path, "rb") : stdin;
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", prog, in_path, strerror(errno));
@@ -106,7 +150,7 @@ int main(int argc, char **argv)
 	}
 	char *text = NULL, *out = NULL;
 	size_t len = 0, out_len = 0;
-	int rc = read_all(f, &text, &len);
+	rc = read_all(f, &text, &len);
 	if (f != stdin)
 		fclose(f);
 	if (rc) {

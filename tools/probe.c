@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "abi.h"
+#include "config.h"
+#include "cost.h"
+#include "plan.h"
 
 /* The libraries, in the order a program would find them: newest soname first.  The
  * environment variable names a file to load instead (the shim's own BF16SHIM_CUBLAS, ...). */
@@ -87,17 +90,34 @@ static const char *cu_error(void *drv, abi_result r, char *buf, size_t cap)
 	return buf;
 }
 
-/* Parts of sm_75 without tensor cores (doc/facts.md: GTX 16xx); the shim's own list is in
- * src/device.c (device_has_tensor_cores). */
-static int has_tensor_cores(int sm, const char *name)
+/* The cost model's figures for the typical GEMMs (cost.h): natively and as bf16shim would
+ * plan them here (its settings included), as device.N.model.I=LABEL|NATIVE_US|SHIM_US|PATH
+ * (NATIVE_US "-" where the GPU cannot run bf16 GEMMs itself). */
+static void print_model(int i, const struct cost_device *cd)
 {
-	static const char *const without[] = {"GTX 16", "GTX 1650", "GTX 1660"};
-	if (sm < 70)
-		return 0;
-	for (size_t i = 0; i < sizeof without / sizeof without[0]; i++)
-		if (strstr(name, without[i]))
-			return 0;
-	return 1;
+	struct plan_device pd = {cd->sm, cd->tensor_cores, *cd};
+
+	printf("device.%d.model=%d\n", i, cost_device_known(cd));
+	for (int t = 0; cost_device_known(cd) && t < cost_ntypical; t++) {
+		const struct cost_gemm *g = &cost_typical[t].gemm;
+		struct plan_call c = {.atype = ABI_R_16BF, .btype = ABI_R_16BF, .ctype = ABI_R_16BF,
+				      .compute = ABI_COMPUTE_32F, .algo = ABI_GEMM_DEFAULT_TENSOR_OP,
+				      .transa = ABI_OP_T, .transb = ABI_OP_N, .m = g->m, .n = g->n,
+				      .k = g->k, .batch = g->batch, .lda = g->k, .ldb = g->k,
+				      .ldc = g->m};
+		struct plan p = plan_gemm(&c, &pd, shim_config());
+		struct cost_estimate native, shim;
+		enum cost_path path = p.step[0].decision == DECIDE_FP16 ? COST_FP16 :
+				      p.step[0].decision == DECIDE_FP32 ? COST_FP32 :
+				      p.step[0].decision == DECIDE_DECODE ? COST_DECODE : COST_NATIVE;
+		char us[32] = "-";
+		if (cost_estimate(cd, g, COST_NATIVE, &native))
+			snprintf(us, sizeof us, "%.1f", native.us);
+		if (!cost_estimate(cd, g, path, &shim))
+			continue;
+		printf("device.%d.model.%d=%s|%s|%.1f|%s\n", i, t, cost_typical[t].label, us, shim.us,
+		       plan_decision_name(p.step[0].decision));
+	}
 }
 
 static void probe_devices(void *drv)
@@ -134,7 +154,8 @@ static void probe_devices(void *drv)
 	printf("devices=%d\n", n);
 	for (int i = 0; i < n; i++) {
 		char dev_name[256] = "unknown";
-		int major = 0, minor = 0;
+		int major = 0, minor = 0, fig[4] = {0};
+		struct cost_device model;
 		size_t bytes = 0;
 		abi_device d;
 
@@ -145,9 +166,15 @@ static void probe_devices(void *drv)
 		attr(&minor, ABI_DEV_ATTR_CC_MINOR, d);
 		printf("device.%d.name=%s\n", i, dev_name);
 		printf("device.%d.sm=%d\n", i, major * 10 + minor);
-		printf("device.%d.tensor_cores=%d\n", i, has_tensor_cores(major * 10 + minor, dev_name));
+		printf("device.%d.tensor_cores=%d\n", i, cost_tensor_cores(major * 10 + minor, dev_name));
 		if (mem && mem(&bytes, d) == ABI_CUDA_SUCCESS)
 			printf("device.%d.memory_mb=%zu\n", i, bytes >> 20);
+		attr(&fig[0], ABI_DEV_ATTR_SM_COUNT, d);
+		attr(&fig[1], ABI_DEV_ATTR_CLOCK_RATE, d);
+		attr(&fig[2], ABI_DEV_ATTR_MEMORY_CLOCK_RATE, d);
+		attr(&fig[3], ABI_DEV_ATTR_MEMORY_BUS_WIDTH, d);
+		model = cost_device_from(major * 10 + minor, dev_name, fig[0], fig[1], fig[2], fig[3]);
+		print_model(i, &model);
 	}
 }
 

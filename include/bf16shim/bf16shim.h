@@ -11,7 +11,7 @@
 #define BF16SHIM_VERSION "0.1.0"
 
 #define BF16SHIM_ENV_MODE "BF16SHIM_MODE"                 /* auto | force | off */
-#define BF16SHIM_ENV_PATH "BF16SHIM_PATH"                 /* auto | fp16 | fp32 | native */
+#define BF16SHIM_ENV_PATH "BF16SHIM_PATH"        /* auto | fp16 | fp32 | native | decode */
 #define BF16SHIM_ENV_EMULATE_SM "BF16SHIM_EMULATE_SM"     /* e.g. 61, 70, 75 */
 #define BF16SHIM_ENV_WORKSPACE_MB "BF16SHIM_WORKSPACE_MB" /* scratch cap per stream, MiB */
 #define BF16SHIM_ENV_LOG "BF16SHIM_LOG"                   /* error | warn | info | debug */
@@ -20,6 +20,8 @@
 #define BF16SHIM_ENV_CUBLAS "BF16SHIM_CUBLAS"             /* the real libcublas to use */
 #define BF16SHIM_ENV_CUBLASLT "BF16SHIM_CUBLASLT"         /* the real libcublasLt to use */
 #define BF16SHIM_ENV_TALLY "BF16SHIM_TALLY"               /* 1: count calls for bf16shim_tally */
+#define BF16SHIM_ENV_CACHE "BF16SHIM_CACHE"               /* 0: no cache of lowered modules */
+#define BF16SHIM_ENV_CACHE_DIR "BF16SHIM_CACHE_DIR"       /* where lowered modules are kept */
 
 /* What the library intercepted in this process so far, when BF16SHIM_TALLY=1 (a forked
  * child starts from nothing): one JSON object per line for each distinct call, with the

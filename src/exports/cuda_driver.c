@@ -1,9 +1,11 @@
 /* Exported CUDA driver and runtime entry points: those that load device code (ptxload.c),
- * the lookups that hand out driver functions (lookup.c) and those that end a context or a
- * stream (lifetime.c), each a one-line forward.  The runtime's pass their caller on: a
+ * look kernels up in it or unload it (blocked.c), the lookups that hand out driver functions
+ * (lookup.c) and those that end a context or a stream (lifetime.c), each a one-line
+ * forward.  The runtime's pass their caller on: a
  * process may hold several runtimes, and each call goes to the caller's own. */
 #define _GNU_SOURCE
 
+#include "../blocked.h"
 #include "../lifetime.h"
 #include "../lookup.h"
 #include "../ptxload.h"
@@ -24,10 +26,15 @@ EXPORT abi_result cuModuleLoadDataEx(abi_module *module, const void *image, unsi
 	return shim_cuModuleLoadDataEx(module, image, n, options, values);
 }
 
+EXPORT abi_result cuModuleLoadFatBinary(abi_module *module, const void *fatbin)
+{
+	return shim_cuModuleLoadFatBinary(module, fatbin);
+}
+
 EXPORT abi_result cuLinkAddData_v2(void *state, int type, void *data, size_t size,
 				   const char *name, unsigned n, int *options, void **values)
 {
-	return shim_cuLinkAddData(state, type, data, size, name, n, options, values);
+	return shim_cuLinkAddData_v2(state, type, data, size, name, n, options, values);
 }
 
 EXPORT abi_result cuLinkAddData(void *state, int type, void *data, size_t size,
@@ -42,6 +49,31 @@ EXPORT abi_result cuLibraryLoadData(void **library, const void *code, int *jit_o
 {
 	return shim_cuLibraryLoadData(library, code, jit_options, jit_values, n_jit, lib_options,
 				      lib_values, n_lib);
+}
+
+EXPORT abi_result cuModuleGetFunction(abi_function *fn, abi_module module, const char *name)
+{
+	return shim_cuModuleGetFunction(fn, module, name);
+}
+
+EXPORT abi_result cuModuleUnload(abi_module module)
+{
+	return shim_cuModuleUnload(module);
+}
+
+EXPORT abi_result cuLibraryGetKernel(void **kernel, void *library, const char *name)
+{
+	return shim_cuLibraryGetKernel(kernel, library, name);
+}
+
+EXPORT abi_result cuLibraryGetModule(abi_module *module, void *library)
+{
+	return shim_cuLibraryGetModule(module, library);
+}
+
+EXPORT abi_result cuLibraryUnload(void *library)
+{
+	return shim_cuLibraryUnload(library);
 }
 
 EXPORT abi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int version,

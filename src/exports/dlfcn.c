@@ -1,12 +1,17 @@
-/* The exported dlopen: only RTLD_DEEPBIND loads are ours (deepbind.c); every other load is
- * a tail call into the real dlopen, so it sees its caller's return address and searches
- * the caller's RUNPATH/RPATH, as if we were not there.  The tail call is forced: at -O0 a
- * plain call would make us the caller. */
+/* The exported dlopen and dlsym.  dlopen: only RTLD_DEEPBIND loads are ours (deepbind.c);
+ * every other load is a tail call into the real dlopen, so it sees its caller's return
+ * address and searches the caller's RUNPATH/RPATH, as if we were not there.  dlsym: a driver
+ * function looked up in a library's handle is ours (lookup.c: how libcudart reaches the
+ * driver); every other lookup is a tail call, so dlsym(RTLD_NEXT, ...) still finds what
+ * comes after its caller.  The tail calls are forced: at -O0 a plain call would make us the
+ * caller. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stddef.h>
 
 #include "../deepbind.h"
+#include "../lookup.h"
+#include "../real.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -38,4 +43,15 @@ EXPORT SIBCALLS void *dlopen(const char *file, int mode)
 	if (__builtin_expect(!real, 0) && !(real = deepbind_find_real()))
 		return NULL;
 	TAIL return real(file, mode);
+}
+
+EXPORT SIBCALLS void *dlsym(void *handle, const char *name)
+{
+	dlsym_fn real = __atomic_load_n(&real_dlsym_fn, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(lookup_wants(handle, name), 0))
+		return lookup_dlsym(handle, name);
+	if (__builtin_expect(!real, 0) && !(real = real_dlsym_find()))
+		return NULL;
+	TAIL return real(handle, name);
 }

@@ -248,6 +248,28 @@ int fb_choose(const void *data, size_t len, int sm, struct fb_choice *out, char 
 	return st == FB_END ? FB_OK : st;
 }
 
+int fb_choose_lowering(const void *data, size_t len, int sm, struct fb_entry *out)
+{
+	struct fb_container c;
+	struct fb_choice choice;
+	struct fb_entry e;
+	int found = -1;
+
+	if (fb_choose(data, len, sm, &choice, NULL, 0) != FB_OK || choice.sass >= 0 ||
+	    choice.ptx >= 0 || fb_open(&c, data, len, NULL, 0) != FB_OK)
+		return -1;
+	while (fb_next(&c, &e, NULL, 0) == FB_OK) {
+		if (e.kind != FB_KIND_PTX || !(e.flags & FB_FLAG_64BIT) ||
+		    (e.flags & (FB_FLAG_ARCH_SPECIFIC | FB_FLAG_FAMILY)) || e.arch <= (unsigned)sm)
+			continue;
+		if (found < 0 || e.arch < out->arch) {
+			*out = e;
+			found = c.index - 1;
+		}
+	}
+	return found;
+}
+
 int fb_entry_read(const struct fb_container *c, const struct fb_entry *e, void *dst,
 		  size_t cap, size_t *got, char *err, size_t errlen)
 {

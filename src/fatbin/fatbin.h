@@ -125,6 +125,31 @@ int fb_choose(const void *data, size_t len, int sm, struct fb_choice *out, char 
 int fb_entry_read(const struct fb_container *c, const struct fb_entry *e, void *dst,
 		  size_t cap, size_t *got, char *err, size_t errlen);
 
+/* The PTX entry bf16shim lowers for a device of compute capability sm: none (-1) when the
+ * driver finds an image for it (fb_choose) or there is no PTX for a newer GPU; else the
+ * index of the lowest such PTX (the least likely to need what cannot be lowered), 64-bit,
+ * not arch-specific or family-specific, with *out filled. */
+int fb_choose_lowering(const void *data, size_t len, int sm, struct fb_entry *out);
+
+/* ---------------------------------------------------------------- finding (find.c) */
+
+/* What a search for containers reports, to ctx. */
+struct fb_finder {
+	/* A container at p, avail bytes left where it was found; returns its size, 0 when it
+	 * does not parse.  strict: found where only containers are (.nv_fatbin, a fatbin
+	 * file): one that does not parse is a module the driver refuses. */
+	size_t (*container)(void *ctx, const uint8_t *p, size_t avail, int strict);
+	void (*malformed)(void *ctx, const char *why);   /* junk where containers should be */
+	void (*problem)(void *ctx, const char *why);     /* the file itself */
+	void *ctx;
+};
+/* Containers back to back, with zero padding to 8-byte boundaries (a fatbin file, a
+ * .nv_fatbin section). */
+void fb_find_back_to_back(const uint8_t *p, size_t n, const struct fb_finder *f);
+/* A host ELF (64-bit little-endian, len >= 64 bytes): its .nv_fatbin section, and
+ * containers at 8-byte boundaries of its other allocated data sections. */
+void fb_find_in_elf(const uint8_t *p, size_t len, const struct fb_finder *f);
+
 /* ---------------------------------------------------------------- codecs (codec.c) */
 
 /* The shared library a codec is loaded from ("liblz4.so.1"), for messages. */

@@ -1,7 +1,8 @@
 /* The shim's device code: PTX text embedded in the library, and the parameter layout of each
  * kernel.  The PTX is written for .version 6.0 / .target sm_50 with none of the sm_80
  * instructions, so one image JIT-compiles on every GPU from Maxwell on, on CUDA 11-era
- * drivers (doc/facts.md, "CUDA versions").
+ * drivers (doc/facts.md, "CUDA versions").  The tensor-core module (KERNEL_FP16_TAIL) is the one exception: .target sm_70,
+ * loaded only where there are tensor cores.
  *
  * Matrix operands are described the same way for every kernel (a "view"): element (r, c) of
  * batch item b lives at
@@ -39,8 +40,10 @@ extern const char bf16shim_kernels_ptx[];
  *                       view c (6 x u64), u32 ctype, f32 alpha, f32 beta,
  *                       u64 alpha_ptr, u64 beta_ptr,
  *                       u64 bias, u32 bias_type, u32 bias_along, u64 bias_batch_stride,
- *                       u32 act)
- *   d: compact fp32 result of the GEMM (ld = rows), batch item b at d + b*d_batch_stride*4.
+ *                       u32 act, u32 splits, u64 d_split_stride)
+ *   d: compact fp32 result of the GEMM (ld = rows), batch item b at d + b*d_batch_stride*4;
+ *   with splits > 1, the sum of that many such results d_split_stride elements apart, added
+ *   in order (the partial results of a split k), before anything else.
  *   alpha/beta: used as given unless alpha_ptr/beta_ptr is non-zero, in which case the value
  *   is read from that device address (device pointer mode: no host synchronisation).
  *   out = act(alpha * d(r,c) + beta * c(r,c) + bias), in fp32 in this order:
@@ -72,55 +75,96 @@ enum kernel_act { KERNEL_ACT_NONE = 0, KERNEL_ACT_RELU = 1, KERNEL_ACT_GELU = 2 
 
 enum kernel_type { KERNEL_TYPE_F32 = 0, KERNEL_TYPE_BF16 = 1, KERNEL_TYPE_F16 = 2 };
 
-/* ---- fp16 fast path (issue 4): fp16_scale.ptx, fp16_epilogue.ptx; same module, same launch
- * shape. ----
- * C = alpha * op(A) op(B) + beta * C with bf16 A, B on fp16 tensor cores:
- *   1. zero the scale words (cuMemsetD32Async): one u32 per row of op(A) and per column of
- *      op(B) and batch item ("row words" [batch][m], "column words" [batch][n]);
- *   2. absmax: word = max over finite x of |x|'s bf16 bits (bits 0-15; Inf/NaN ignored).
- *      Rows of op(A) are stored rows when transa is N, stored columns when T; columns of
- *      op(B) are stored columns when transb is N, stored rows when T;
- *   3. cast each operand to a compact fp16 copy (same stored layout, ld = stored rows)
- *      scaled by 2^-s per row / column, with
- *          s(word) = floor(log2(max)) - 15   (0 when max == 0)
- *      so the max lands in [2^15, 2^16): bf16's 8-bit significands fit fp16's 11, nothing
- *      overflows, and any element within 2^32 of its row's max is exact.  An element fp16
- *      cannot hold exactly sets bit 31 of its word ("flagged"; Inf/NaN are never flagged);
- *   4. the fp16 GEMM, fp32 accumulation, fp32 compact output d (ld = m);
- *   5. epilogue: t = d * 2^(s_row + s_col) rounded once (exact for normal results), or
- *      for a flagged row or column the fp32 dot product of the bf16 inputs (fma in k order);
- *      then out = alpha * t (+ beta * C) to ctype exactly as KERNEL_EPILOGUE_F32.
- * Unflagged products are exact in fp16 x fp16 -> fp32, and power-of-two scaling commutes
- * with fp32 rounding, so outside underflow the result equals an fp32 GEMM of the same
- * summation order.  Flagged rows cost O(n k) each: the host should fall back to the fp32
- * path when many are flagged (reading the words back costs a synchronisation). */
+/* ---- fp16 path: fp16_scale.ptx, fp16_epilogue.ptx (this module), fp16_tail.ptx (the
+ * tensor-core module below). ----
+ * C = alpha * op(A) op(B) + beta * C with bf16 A, B on fp16 tensor cores.  A "vector" is a
+ * row of op(A) or a column of op(B): k elements.
+ *   1. bf16shim_fp16_slices, one launch for both operands: per vector the scale
+ *          s = floor(log2(max |x| over finite x)) - 15   (0 when that max is 0)
+ *      and two fp16 copies ("slices"), compact, vector after vector (element l of vector v
+ *      of batch item b at dst[(b * vecs + v) * k + l]):
+ *          slice 1: x * 2^-s where that f16 is exactly x * 2^-s, else 0;
+ *          slice 2: x * 2^(33 - s) where x is not in slice 1 and that f16 is exact, else 0
+ *                   (written only for a vector that has such an element).
+ *      bf16's 8 significant bits fit fp16's 11, so slice 1 holds every element within 2^32
+ *      of the vector's largest (and Inf and NaN), slice 2 the next 33 binades; an element in
+ *      neither is at most 2^-65 of the largest.  And two words per vector (8 bytes, at
+ *      words[(b * vecs + v) * 2]), magnitudes as bf16 bits:
+ *          w0: bits 0-14 the largest finite |x|; bit 15: slice 2 is not empty;
+ *              bits 16-31 g1 = the largest |x| outside slice 1 (0 for none)
+ *          w1: bits 0-15 g2 = the largest |x| in neither slice (0 for none); bits 16-31
+ *              S = the sum of all |x|, rounded up (Inf or NaN if the vector has one)
+ *   2. the fp16 GEMM of the slices 1, fp32 accumulation: d (ld = m), the converted
+ *      operands as k x m and k x n column-major (transa = T, transb = N);
+ *   3. bf16shim_fp16_tail (sm_70 and newer): d += 2^-33 (A2 B1 + A1 B2) where the row or the
+ *      column has a slice 2, on the tensor cores; tiles without one cost two word reads;
+ *   4. bf16shim_epilogue_scaled: t = d * 2^(s_r + s_c) (exact outside underflow) unless the
+ *      bound on the products the slices left out,
+ *          with the tail:    k g1_r g1_c + g2_r S_c + g2_c S_r
+ *          without it:       g1_r S_c + g1_c S_r
+ *      (rounded up) exceeds 2^-28 |t|: then t is the fp32 dot product of the bf16 inputs
+ *      (fma in k order: O(k) reads for that output).  Then out = alpha * t (+ beta * C ...)
+ *      exactly as KERNEL_EPILOGUE_F32.
+ * Why 2^-28 |t| keeps the accuracy bound (README, "Accuracy"): products of fp16 values are
+ * exact in fp32 and power-of-two scales commute with rounding, so the computed part errs by
+ * at most R <= (k + 1) 2^-24 sum |a b| (k - 1 additions in the GEMM, one for the tail, one
+ * combining).  If R <= |t| / 2 and the left-out part L <= |t| / 4, sum |a b| >= |exact| >=
+ * |t| / 4; otherwise sum |a b| >= R / ((k + 1) 2^-24) >= |t| / (2 (k + 1) 2^-24).  Either
+ * way L <= 2^-28 |t| <= 2^-24 sum |a b| for k < 2^26, and the total stays within
+ * (k + 2) 2^-24 sum |a b|.  No decision comes back to the host: which vectors have a slice
+ * 2, which tiles run the tail and which outputs are recomputed are all settled on the
+ * device. */
 
-/* bf16shim_absmax_rows(view src, u32 rows, u32 cols, u64 words)
- *   words[b * rows + r] = max(words[...], max_c |src(r, c)| bits)   (atomic max)
- * bf16shim_absmax_cols(view src, u32 rows, u32 cols, u64 words)
- *   words[b * cols + c] = max(words[...], max_r |src(r, c)| bits)
- *   (warp shuffles: needs the documented blockDim of 256, a multiple of 32) */
-#define KERNEL_ABSMAX_ROWS "bf16shim_absmax_rows"
-#define KERNEL_ABSMAX_COLS "bf16shim_absmax_cols"
-
-/* bf16shim_cast_bf16_f16_scaled(view src, u32 rows, u32 cols, u64 dst, u64 dst_batch_stride,
- *                               u64 words, u32 along)
- *   dst[b * dst_batch_stride + r + c * rows] = f16(src(r, c) * 2^-s(w)), w the word of
- *   stored row r (along = 0: words[b * rows + r]) or column c (along = 1: words[b * cols + c]);
- *   sets bit 31 of w (atomic or) when that f16 is not exactly src(r, c) * 2^-s. */
-#define KERNEL_CAST_BF16_F16_SCALED "bf16shim_cast_bf16_f16_scaled"
+/* bf16shim_fp16_slices(job 0: view src, u32 vecs, u32 k, u32 vec_rows, u64 dst1, u64 dst2,
+ *                             u64 words, u32 vpb, u32 staged,
+ *                      job 1: the same 14, u32 blocks0)
+ *   Blocks x < blocks0 take job 0 (op(A)), the others job 1 (op(B)); gridDim.z = batch.
+ *   vec_rows: 0 when a vector is a stored column (element l of vector v at src(l, v)), else
+ *   a stored row (src(v, l)).  A block takes vpb vectors (1, 2, 4 ... 32), blockDim.x = 256.
+ *   staged != 0: the vectors are kept in dynamic shared memory (vpb * k * 2 bytes, the
+ *   launch's dynamic shared memory the largest of the two jobs'), so each element is read
+ *   once; else passes 2 and 3 read it again.  Traffic per vector: 2k read (4k unstaged),
+ *   2k written for slice 1, 2k more (and 2k read unstaged) only with a slice 2, 8 bytes of
+ *   words. */
+#define KERNEL_FP16_SLICES "bf16shim_fp16_slices"
+#define KERNEL_FP16_WORD_BYTES 8
+#define KERNEL_FP16_VPB_MAX 32
 
 /* bf16shim_epilogue_scaled(the first 15 parameters of bf16shim_epilogue_f32,
- *                          u64 row_words, u64 col_words, view a, u32 transa,
- *                          view b, u32 transb, u32 k,
+ *                          u64 row_words, u64 col_words, u32 row_vecs, u32 col_vecs,
+ *                          view a, u32 transa, view b, u32 transb, u32 k, u32 tail,
  *                          u64 bias, u32 bias_type, u32 bias_along, u64 bias_batch_stride,
  *                          u32 act)
- *   a, b: the original bf16 operands (stored, as given to cuBLAS; trans non-zero = T),
- *   op(A) rows x k, op(B) k x cols; read only for flagged rows and columns.
- *   bias ... act: as bf16shim_epilogue_f32's, applied to alpha * t + beta * C. */
+ *   row_words: the words of row 0 of the tile (batch item b at + b * row_vecs * 8 bytes);
+ *   col_words likewise.  a, b: the original bf16 operands (stored, as given to cuBLAS;
+ *   trans non-zero = T), op(A) rows x k, op(B) k x cols; read only for recomputed outputs.
+ *   tail: non-zero if bf16shim_fp16_tail ran on d.  bias ... act: as bf16shim_epilogue_f32's.
+ *   Launch: KERNEL_BLOCK threads along rows, a thread's columns y, y + gridDim.y, ...; a
+ *   block reads its columns' words once into shared memory, so gridDim.y must be at least
+ *   ceil(cols / KERNEL_EPILOGUE_COLS_MAX) (fewer writes nothing).  Per output: d read, C
+ *   written (and read with beta); the row's words once a thread, the column's once a block. */
+#define KERNEL_EPILOGUE_COLS_MAX 256
 #define KERNEL_EPILOGUE_SCALED "bf16shim_epilogue_scaled"
 
-#define KERNEL_SCALE_FLAG 0x80000000u
+/* The tensor-core module: embedded as bf16shim_kernels_tc_ptx, .target sm_70, loaded only
+ * where the GPU has tensor cores.
+ * bf16shim_fp16_tail(u64 a1, u64 a2, u64 a_bstride, u64 b1, u64 b2, u64 b_bstride,
+ *                    u64 row_words, u32 row_vecs, u64 col_words, u32 col_vecs,
+ *                    u32 m, u32 n, u32 k, u64 d, u64 d_bstride, u64 ldd)
+ *   a1, a2: slices of row 0 of the tile (k elements a row, batch item b at + b * a_bstride
+ *   elements); b1, b2 likewise for columns; the words as the epilogue takes them; d: the
+ *   tile's fp32 result, ld = ldd, batch item b at + b * d_bstride elements.
+ *   For every (i, j) whose row or column has a slice 2: d(i, j) += 2^-33 (sum over l of
+ *   [row i has one] A2(i, l) B1(l, j) + [column j has one] A1(i, l) B2(l, j)), products
+ *   summed on the tensor cores in fp32, one rounding adding them to d.
+ *   Launch: blockDim = (256, 1, 1), gridDim = (ceil(m / 64), ceil(n / 64), batch): a block
+ *   per 64 x 64 tile, 8 warps of two 16 x 16 fragments.  A tile with no slice 2 reads its
+ *   128 rows' and columns' first words and stops; one with some reads, per 16 of k, its
+ *   flagged rows' slice 2 and all of B's slice 1 (and the reverse for flagged columns), and
+ *   reads and writes only its flagged outputs of d. */
+extern const char bf16shim_kernels_tc_ptx[];
+#define KERNEL_FP16_TAIL "bf16shim_fp16_tail"
+#define KERNEL_FP16_TAIL_TILE 64
 
 /* ---- Decode-shaped GEMMs (issue 4, point 3): small_gemm.ptx, same module, its own launch
  * shape. ----
@@ -128,7 +172,7 @@ enum kernel_type { KERNEL_TYPE_F32 = 0, KERNEL_TYPE_BF16 = 1, KERNEL_TYPE_F16 = 
  *                     view c, u32 c_transposed, u32 ctype, f32 alpha, f32 beta,
  *                     u64 alpha_ptr, u64 beta_ptr,
  *                     u64 bias, u32 bias_type, u32 bias_along, u64 bias_batch_stride,
- *                     u32 act)
+ *                     u32 act, u32 kc, u64 c_split_stride)
  *   For each batch item (gridDim.z): C(i, j) = act(alpha * sum_l op(A)(i, l) op(B)(l, j)
  *   + beta * C(i, j) + bias) for i < m, j < n, 1 <= n <= KERNEL_SMALL_MAX_N (n == 0 does
  *   nothing); bias ... act as KERNEL_EPILOGUE_F32's, with bias_along == 0 indexing the bias
@@ -150,6 +194,10 @@ enum kernel_type { KERNEL_TYPE_F32 = 0, KERNEL_TYPE_BF16 = 1, KERNEL_TYPE_F16 = 
  *   blockDim = (KERNEL_SMALL_BLOCK(n), 1, 1): any multiple of 32 up to 1024 computes the
  *     same result (anything else traps); rows per block = blockDim.x for either transa;
  *   gridDim = (ceil(m / blockDim.x), 1, batch): more x or y blocks do nothing;
+ *   split k (kc != 0): gridDim.y = ceil(k / kc), block row y sums l from y kc, kc of them
+ *   (a multiple of 64), into its own C, c_split_stride elements after row y - 1's: the host
+ *   gives C as an fp32 scratch with alpha 1, beta 0, no bias or activation, and adds the
+ *   splits in the fp32 epilogue (KERNEL_EPILOGUE_F32's splits);
  *   dynamic shared memory KERNEL_SMALL_SHMEM(blockDim.x) bytes (less traps), plus 4128
  *   bytes static.
  * KERNEL_SMALL_BLOCK(n) = 32 ceil(n / 2) is about 16 rows per column of op(B): op(B), read

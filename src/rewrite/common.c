@@ -101,18 +101,23 @@ int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uin
 	return workspace_acquire(rc->stream, bytes, ws, why);
 }
 
-uint64_t tile_scratch_bytes(const struct tiling *t, int64_t k, const struct scratch_cost *cost)
+/* Scratch for bt items: am rows of op(A) and bn columns of op(B) converted, an mt x nt
+ * result tile. */
+static uint64_t scratch_for(int64_t bt, int64_t am, int64_t bn, int64_t mt, int64_t nt,
+			    int64_t k, const struct scratch_cost *cost)
 {
-	uint64_t mt = (uint64_t)t->mt, nt = (uint64_t)t->nt, kk = (uint64_t)k;
-	return (uint64_t)t->bt * (cost->operand_bytes * (mt * kk + kk * nt) + 4 * mt * nt +
-				  cost->word_bytes * (mt + nt)) +
+	uint64_t kk = (uint64_t)k;
+	return (uint64_t)bt * (cost->operand_bytes * ((uint64_t)am * kk + kk * (uint64_t)bn) +
+			       cost->result_bytes * (uint64_t)mt * (uint64_t)nt +
+			       cost->word_bytes * (uint64_t)(am + bn)) +
 	       (uint64_t)cost->buffers * SCRATCH_ALIGN;
 }
 
-static int fits(int64_t mt, int64_t nt, int64_t k, uint64_t cap, const struct scratch_cost *cost)
+uint64_t tile_scratch_bytes(const struct gemm_call *c, const struct tiling *t,
+			    const struct scratch_cost *cost)
 {
-	struct tiling t = {1, mt, nt};
-	return tile_scratch_bytes(&t, k, cost) <= cap;
+	return t->whole ? scratch_for(t->bt, c->m, c->n, t->mt, t->nt, c->k, cost)
+			: scratch_for(t->bt, t->mt, t->nt, t->mt, t->nt, c->k, cost);
 }
 
 /* Largest v in [lo, hi] with ok(v), given ok(lo); ok must be monotone. */
@@ -129,30 +134,52 @@ static int fits(int64_t mt, int64_t nt, int64_t k, uint64_t cap, const struct sc
 		lo_;                                                                       \
 	})
 
+/* Converting the whole operands once beats converting op(B) again for every row panel as
+ * long as a result tile of at least this much fits beside them (a smaller one would have the
+ * GEMMs read the converted operands too many times). */
+#define WHOLE_TILE_MIN 256
+
+/* bt = as many items as fit, given a plan for one. */
+static int64_t items(const struct gemm_call *c, uint64_t cap, uint64_t one,
+		     const struct scratch_cost *cost)
+{
+	uint64_t slack = (uint64_t)cost->buffers * SCRATCH_ALIGN;
+	uint64_t per_item = one - slack;
+	return min64(min64(c->batch, MAX_GRID_YZ), (int64_t)((cap - slack) / (per_item ? per_item : 1)));
+}
+
 int choose_tiling(const struct gemm_call *c, uint64_t cap, const struct scratch_cost *cost,
 		  struct tiling *t)
 {
-	struct tiling whole = {1, c->m, c->n};
-	uint64_t per_item = tile_scratch_bytes(&whole, c->k, cost) -
-			    (uint64_t)cost->buffers * SCRATCH_ALIGN;
-	int64_t s;
+	int64_t m = c->m, n = c->n, k = c->k, s;
+	int64_t m0 = min64(m, WHOLE_TILE_MIN), n0 = min64(n, WHOLE_TILE_MIN);
 
-	if (tile_scratch_bytes(&whole, c->k, cost) <= cap) {
-		uint64_t room = cap - (uint64_t)cost->buffers * SCRATCH_ALIGN;
-		*t = whole;
-		t->bt = min64(min64(c->batch, MAX_GRID_YZ), (int64_t)(room / (per_item ? per_item : 1)));
+	if (scratch_for(1, m, n, m, n, k, cost) <= cap) {
+		*t = (struct tiling){1, m, n, 1};
+		t->bt = items(c, cap, scratch_for(1, m, n, m, n, k, cost), cost);
 		return t->bt > 0;
 	}
-	if (!fits(1, 1, c->k, cap, cost))
+	if (scratch_for(1, m, n, m0, n0, k, cost) <= cap) {
+		/* Operands once; the largest square-ish result tile, then the rest spent on the
+		 * dimension not exhausted. */
+		s = LARGEST(WHOLE_TILE_MIN, m > n ? m : n,
+			    scratch_for(1, m, n, min64(m, v), min64(n, v), k, cost) <= cap);
+		*t = (struct tiling){1, min64(m, s), min64(n, s), 1};
+		if (t->mt == m)
+			t->nt = LARGEST(t->nt, n, scratch_for(1, m, n, m, v, k, cost) <= cap);
+		else if (t->nt == n)
+			t->mt = LARGEST(t->mt, m, scratch_for(1, m, n, v, n, k, cost) <= cap);
+		return 1;
+	}
+	if (scratch_for(1, 1, 1, 1, 1, k, cost) > cap)
 		return 0; /* k is too large for the cap */
-	/* Square-ish tiles first, then spend what is left on the dimension not exhausted. */
-	s = LARGEST(1, c->m > c->n ? c->m : c->n,
-		    fits(min64(c->m, v), min64(c->n, v), c->k, cap, cost));
-	*t = (struct tiling){1, min64(c->m, s), min64(c->n, s)};
-	if (t->mt == c->m)
-		t->nt = LARGEST(t->nt, c->n, fits(t->mt, v, c->k, cap, cost));
-	else if (t->nt == c->n)
-		t->mt = LARGEST(t->mt, c->m, fits(v, t->nt, c->k, cap, cost));
+	s = LARGEST(1, m > n ? m : n,
+		    scratch_for(1, min64(m, v), min64(n, v), min64(m, v), min64(n, v), k, cost) <= cap);
+	*t = (struct tiling){1, min64(m, s), min64(n, s), 0};
+	if (t->mt == m)
+		t->nt = LARGEST(t->nt, n, scratch_for(1, m, v, m, v, k, cost) <= cap);
+	else if (t->nt == n)
+		t->mt = LARGEST(t->mt, m, scratch_for(1, v, n, v, n, k, cost) <= cap);
 	return 1;
 }
 
@@ -171,17 +198,40 @@ struct view operand_view(const void *base, int ptr_array, int64_t b0, int64_t st
 	return v;
 }
 
+int rewrite_launch_grid(abi_function f, unsigned gx, unsigned gy, unsigned gz, unsigned shmem,
+			abi_stream stream, void **params)
+{
+	return real_driver()->cuLaunchKernel(f, gx, gy, gz, KERNEL_BLOCK, 1, 1, shmem, stream,
+					     params, NULL) == ABI_CUDA_SUCCESS;
+}
+
 int rewrite_launch(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
 		   abi_stream stream, void **params)
 {
-	const struct real_driver *drv = real_driver();
 	unsigned gx = (unsigned)((rows + KERNEL_BLOCK - 1) / KERNEL_BLOCK);
 	unsigned gy = (unsigned)(cols < MAX_GRID_YZ ? cols : MAX_GRID_YZ);
 
 	if (!rows || !cols || !batch)
 		return 1;
-	return drv->cuLaunchKernel(f, gx, gy, (unsigned)batch, KERNEL_BLOCK, 1, 1, 0, stream,
-				   params, NULL) == ABI_CUDA_SUCCESS;
+	return rewrite_launch_grid(f, gx, gy, (unsigned)batch, 0, stream, params);
+}
+
+int rewrite_launch_epilogue(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
+			    abi_stream stream, void **params)
+{
+	uint64_t gx = (rows + KERNEL_BLOCK - 1) / KERNEL_BLOCK;
+	uint64_t least = (cols + KERNEL_EPILOGUE_COLS_MAX - 1) / KERNEL_EPILOGUE_COLS_MAX;
+	uint64_t gy;
+
+	if (!rows || !cols || !batch)
+		return 1;
+	gy = (256 + gx * batch - 1) / (gx * batch);
+	gy = gy < least ? least : gy;
+	gy = gy < cols ? gy : cols;
+	if (gy > MAX_GRID_YZ)
+		return 0; /* more than 16 million columns: not a GEMM tile this shim makes */
+	return rewrite_launch_grid(f, (unsigned)gx, (unsigned)gy, (unsigned)batch, 0, stream,
+				   params);
 }
 
 abi_devptr scratch_take(abi_devptr *next, uint64_t bytes)
@@ -223,6 +273,20 @@ struct epilogue_args epilogue_args_of(const struct rewrite_ctx *rc, const struct
 		e.bias_stride = (uint64_t)ep->bias_batch_stride;
 	}
 	return e;
+}
+
+struct view op_a_view(const struct gemm_call *c, int64_t b0, int64_t i0)
+{
+	int n = c->transa == ABI_OP_N;
+	return operand_view(c->a, c->ptr_array, b0, c->stride_a, rewrite_elem_size(c->atype),
+			    c->lda, n ? i0 : 0, n ? 0 : i0);
+}
+
+struct view op_b_view(const struct gemm_call *c, int64_t b0, int64_t j0)
+{
+	int n = c->transb == ABI_OP_N;
+	return operand_view(c->b, c->ptr_array, b0, c->stride_b, rewrite_elem_size(c->btype),
+			    c->ldb, n ? 0 : j0, n ? j0 : 0);
 }
 
 int rewrite_pointer_mode(const struct gemm_call *c)

@@ -1,6 +1,7 @@
 /* The fp32 path: cast bf16 (or fp16) operands to fp32 on the device (exact), run an fp32
  * GEMM through the real cuBLAS (cuBLASLt for a cuBLASLt call) into scratch, and let one fused
- * epilogue kernel compute act(alpha*D + beta*C + bias) and round to C's type.  Everything is
+ * epilogue kernel compute act(alpha*D + beta*C + bias) and round to C's type; an fp32 C with
+ * no bias or activation the GEMM writes itself.  Everything is
  * queued on the call's stream; no value ever comes back to the host.  When the operands do
  * not fit BF16SHIM_WORKSPACE_MB the output is computed in tiles (rewrite/tiles.c), so extra
  * memory stays bounded at any size. */
@@ -8,7 +9,19 @@
 
 #include "rewrite_internal.h"
 
-static const struct scratch_cost fp32_cost = {.operand_bytes = 4, .word_bytes = 0, .buffers = 3};
+static const struct scratch_cost fp32_cost = {
+	.operand_bytes = 4, .word_bytes = 0, .buffers = 3, .result_bytes = 4};
+/* When the GEMM writes C itself: the operands only. */
+static const struct scratch_cost fp32_direct_cost = {
+	.operand_bytes = 4, .word_bytes = 0, .buffers = 2, .result_bytes = 0};
+
+/* An fp32 C with nothing after the product (no bias, no activation) and in one strided
+ * array: the fp32 GEMM writes it, alpha and beta included, and no epilogue runs. */
+static int fp32_direct(const struct gemm_call *c)
+{
+	return c->ctype == ABI_R_32F && !c->ptr_array && !c->epilogue.bias &&
+	       c->epilogue.act == GEMM_ACT_NONE;
+}
 
 /* Cast a stored panel (rows x cols of the stored matrix) to a compact fp32 matrix. */
 static int cast_panel(abi_function f, struct view src, int64_t rows, int64_t cols,
@@ -25,29 +38,40 @@ struct fp32_state {
 	abi_function cast;
 };
 
-static int fp32_panel(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next)
+/* The rows of op(A) and columns of op(B) of t, as stored (a panel of the stored matrix). */
+static int fp32_convert(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
+			struct tile *t, int do_a, int do_b, abi_devptr *next)
 {
 	const struct fp32_state *st = self;
-	t->a = scratch_take(next, 4u * (uint64_t)(t->bn * t->ar * t->ac));
-	return cast_panel(st->cast, t->av, t->ar, t->ac, t->bn, t->a, rc->stream);
-}
+	int64_t ar = t->ta == ABI_OP_N ? t->am : c->k, ac = t->ta == ABI_OP_N ? c->k : t->am;
+	int64_t br = t->tb == ABI_OP_N ? c->k : t->bnn, bc = t->tb == ABI_OP_N ? t->bnn : c->k;
 
-static int fp32_tile(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next)
-{
-	const struct fp32_state *st = self;
-	t->b = scratch_take(next, 4u * (uint64_t)(t->bn * t->br * t->bc));
-	return cast_panel(st->cast, t->bv, t->br, t->bc, t->bn, t->b, rc->stream);
+	if (do_a) {
+		t->a = scratch_take(next, 4u * (uint64_t)(t->bn * ar * ac));
+		if (!cast_panel(st->cast, t->av, ar, ac, t->bn, t->a, rc->stream))
+			return 0;
+	}
+	if (do_b) {
+		t->b = scratch_take(next, 4u * (uint64_t)(t->bn * br * bc));
+		if (!cast_panel(st->cast, t->bv, br, bc, t->bn, t->b, rc->stream))
+			return 0;
+	}
+	return 1;
 }
 
 static int fp32_epilogue(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
 			 const struct tile *t, struct epilogue_args *ea)
 {
-	void *params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS];
+	void *params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS + 2];
+	uint32_t splits = 1;
+	uint64_t split_stride = 0;
 
 	(void)self, (void)c;
 	epilogue_params(ea, params, params + EPILOGUE_PARAMS);
-	return rewrite_launch(rc->mod->epilogue_f32, (uint64_t)t->mi, (uint64_t)t->nj,
-			      (uint64_t)t->bn, rc->stream, params);
+	params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS] = &splits;
+	params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS + 1] = &split_stride;
+	return rewrite_launch_epilogue(rc->mod->epilogue_f32, (uint64_t)t->mi, (uint64_t)t->nj,
+				       (uint64_t)t->bn, rc->stream, params);
 }
 
 static int fp32_usable(const struct gemm_call *c, const struct shim_module *mod, void *self,
@@ -62,9 +86,9 @@ static int fp32_usable(const struct gemm_call *c, const struct shim_module *mod,
 }
 
 static const struct tile_path fp32_path = {
-	.cost = &fp32_cost, .inner_type = ABI_R_32F, .tensor_op = 0,
-	.gemm_failed = WHY_FP32_GEMM_FAILED, .usable = fp32_usable,
-	.panel = fp32_panel, .tile = fp32_tile, .epilogue = fp32_epilogue,
+	.cost = &fp32_cost, .inner_type = ABI_R_32F, .tensor_op = 0, .vectors = 0,
+	.gemm_failed = WHY_FP32_GEMM_FAILED, .usable = fp32_usable, .direct = fp32_direct,
+	.direct_cost = &fp32_direct_cost, .convert = fp32_convert, .epilogue = fp32_epilogue,
 };
 
 int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum why *why)

@@ -12,17 +12,21 @@ struct view {
 	uint64_t ptr, ptr_array, batch_stride, ld, row0, col0;
 };
 
-/* The output is computed in tiles: bt batch items x mt rows of op(A) x nt columns of op(B). */
+/* The output is computed in tiles: bt batch items x mt rows of op(A) x nt columns of op(B).
+ * whole: the operands of bt items are converted once, all of them, and only the GEMM's
+ * result is tiled; else each row panel of op(A) is converted once and op(B) for each tile. */
 struct tiling {
 	int64_t bt, mt, nt;
+	int whole;
 };
 
-/* Scratch a path needs per tile: operand copies (operand_bytes per element of each op(A) and
- * op(B) panel), the fp32 result, per-row/column words, and alignment slack per buffer. */
+/* Scratch a path needs: operand copies (operand_bytes per element of op(A) and op(B) as
+ * converted), the fp32 result, per-row/column words, and alignment slack per buffer. */
 struct scratch_cost {
 	unsigned operand_bytes;
 	unsigned word_bytes;
 	unsigned buffers;
+	unsigned result_bytes;          /* 4: the fp32 result tile; 0: the GEMM writes C */
 };
 
 #define SCRATCH_ALIGN 256u
@@ -43,14 +47,19 @@ struct rewrite_ctx {
  * stream and pointer mode are); 0 with *why if unavailable. */
 int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, enum why *why);
 
-/* The GEMM inside a rewrite: compact column-major operands of one type (ld = stored rows,
- * batch items packed), fp32 accumulation into a compact fp32 d. */
+/* The GEMM inside a rewrite: column-major operands of one type, fp32 accumulation into an
+ * fp32 d; leading dimensions and batch strides in elements. */
 struct inner_gemm {
 	int ta, tb;                     /* ABI_OP_N or ABI_OP_T */
 	int64_t m, n, k, batch;
 	abi_devptr a, b, d;
+	int64_t lda, ldb, ldd;
+	int64_t stride_a, stride_b, stride_d;
 	int type;                       /* ABI_R_32F or ABI_R_16F */
 	int tensor_op;                  /* ask for tensor cores (the fp16 path) */
+	/* NULL: d = op(A) op(B) (1 and 0 in the backend's own form); else the call's own alpha
+	 * and beta, in its pointer mode, and d is the call's C (fp32). */
+	const void *alpha, *beta;
 };
 /* What a rewrite takes from the library its call came through: rewrite/via_cublas.c,
  * rewrite/via_cublaslt.c (rewrite.h names them; the call's describer picks one). */
@@ -69,8 +78,12 @@ struct gemm_backend {
 int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uint64_t bytes,
 		    struct ws_lease *ws, enum why *why);
 
-uint64_t tile_scratch_bytes(const struct tiling *t, int64_t k, const struct scratch_cost *cost);
-/* Largest tiles whose scratch fits cap; 0 if not even one row and column fit. */
+/* Scratch for t: the converted operands (all of op(A) and op(B) when t->whole, else one
+ * panel and one tile) of t->bt items and one result tile. */
+uint64_t tile_scratch_bytes(const struct gemm_call *c, const struct tiling *t,
+			    const struct scratch_cost *cost);
+/* Whole operands if they fit cap with a result tile of at least 256 x 256 (or the whole
+ * result), else the largest panels and tiles that fit; 0 if not one row and column fit. */
 int choose_tiling(const struct gemm_call *c, uint64_t cap, const struct scratch_cost *cost,
 		  struct tiling *t);
 
@@ -80,11 +93,19 @@ struct view operand_view(const void *base, int ptr_array, int64_t b0, int64_t st
 /* Launches f in the shape of kernels.h over rows x cols x batch; 1 on success. */
 int rewrite_launch(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
 		   abi_stream stream, void **params);
+/* The same for an epilogue: gridDim.y small enough that a thread does many columns (at most
+ * KERNEL_EPILOGUE_COLS_MAX a block), large enough for about 256 blocks. */
+int rewrite_launch_epilogue(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
+			    abi_stream stream, void **params);
+/* Any grid, KERNEL_BLOCK threads a block; 1 on success. */
+int rewrite_launch_grid(abi_function f, unsigned gx, unsigned gy, unsigned gz, unsigned shmem,
+			abi_stream stream, void **params);
 /* bump allocator over the leased scratch, SCRATCH_ALIGN-aligned */
 abi_devptr scratch_take(abi_devptr *next, uint64_t bytes);
 
 /* The parameters of bf16shim_epilogue_f32 (kernels.h): the 15 every epilogue kernel starts
- * with, then the 5 of bias and activation, which bf16shim_epilogue_scaled takes at its end. */
+ * with, then the 5 of bias and activation, which bf16shim_epilogue_scaled takes at its end;
+ * bf16shim_epilogue_f32 ends with 2 more, its splits and their stride. */
 struct epilogue_args {
 	abi_devptr d;
 	uint64_t d_stride;
@@ -111,30 +132,45 @@ struct epilogue_args epilogue_args_of(const struct rewrite_ctx *rc, const struct
 /* One output tile of a tiled rewrite (rewrite/tiles.c), as the path's steps see it. */
 struct tile {
 	int ta, tb;                     /* ABI_OP_N or ABI_OP_T */
-	int64_t b0, bn, i0, mi, j0, nj; /* batch items, rows of op(A), columns of op(B) */
-	int64_t ar, ac, br, bc;         /* stored rows and columns of the A panel, the B tile */
-	struct view av, bv, cv;         /* the tile's operands in the caller's memory */
-	abi_devptr a, b;                /* converted op(A) panel and op(B) tile (the path's) */
+	int64_t b0, bn;                 /* batch items */
+	int64_t i0, mi, j0, nj;         /* the output tile: rows of op(A), columns of op(B) */
+	int64_t ai0, am, bj0, bnn;      /* the rows of op(A), columns of op(B) converted */
+	struct view av, bv;             /* those rows and columns in the caller's memory */
+	struct view cv;                 /* the tile of C */
+	abi_devptr a, b;                /* the converted rows and columns (the path's layout) */
 	abi_devptr d;                   /* the inner GEMM's fp32 result */
 };
 
-/* What a copying path does with each tile; every step returns 0 if a launch failed.  self
- * is the path's own state (the scratch it took, its kernels). */
+/* What a copying path does; every step returns 0 if a launch failed.  self is the path's
+ * own state (the scratch it took, its kernels). */
 struct tile_path {
 	const struct scratch_cost *cost;
 	int inner_type, tensor_op;      /* for struct inner_gemm */
+	/* The converted operands are vectors of k elements, a row of op(A) or a column of op(B)
+	 * after another (the GEMM takes them as T, N); else they keep the call's layout. */
+	int vectors;
 	enum why gemm_failed;           /* *why when the inner GEMM fails */
 	/* Can the path take c with these kernels?  0 with *why if not; else self is ready. */
 	int (*usable)(const struct gemm_call *c, const struct shim_module *mod, void *self,
 		      enum why *why);
-	/* The A panel of t into scratch taken from *next; sets t->a. */
-	int (*panel)(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next);
-	/* The B tile of t into scratch taken from *next; sets t->b. */
-	int (*tile)(const struct rewrite_ctx *rc, void *self, struct tile *t, abi_devptr *next);
-	/* Finishes the tile after the inner GEMM wrote t->d. */
+	/* NULL, or: can the inner GEMM write c's C itself (alpha, beta and all), with no
+	 * epilogue?  Then direct_cost replaces cost. */
+	int (*direct)(const struct gemm_call *c);
+	const struct scratch_cost *direct_cost;
+	/* Converts t's rows of op(A) (do_a) and columns of op(B) (do_b) into scratch taken
+	 * from *next, A's first; sets t->a, t->b. */
+	int (*convert)(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
+		       struct tile *t, int do_a, int do_b, abi_devptr *next);
+	/* After the inner GEMM wrote t->d, before the epilogue; NULL for nothing. */
+	int (*after_gemm)(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
+			  const struct tile *t);
+	/* Finishes the tile. */
 	int (*epilogue)(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
 			const struct tile *t, struct epilogue_args *ea);
 };
+/* The caller's op(A) from row i0 and op(B) from column j0, batch items from b0. */
+struct view op_a_view(const struct gemm_call *c, int64_t b0, int64_t i0);
+struct view op_b_view(const struct gemm_call *c, int64_t b0, int64_t j0);
 /* The whole copying path p for c: ABI_STATUS_SUCCESS, REWRITE_UNAVAILABLE with *why while
  * nothing is written yet, or the failure's status once part of C is. */
 int rewrite_tiles(const struct gemm_call *c, const struct tile_path *p, void *self,

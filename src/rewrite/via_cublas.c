@@ -34,14 +34,17 @@ static abi_status gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
 	int device = rc->pmode == ABI_POINTER_MODE_DEVICE;
 	const void *one = device ? (const void *)(uintptr_t)rc->mod->one : &one_host;
 	const void *zero = device ? (const void *)(uintptr_t)rc->mod->zero : &zero_host;
-	int64_t lda = g->ta == ABI_OP_N ? g->m : g->k, ldb = g->tb == ABI_OP_N ? g->k : g->n;
 
+	if (g->alpha) { /* the call's own scalars, in the handle's pointer mode */
+		one = g->alpha;
+		zero = g->beta;
+	}
 	return real_cublas.cublasGemmStridedBatchedEx(
 		c->handle, g->ta, g->tb, (int)g->m, (int)g->n, (int)g->k, one,
-		(const void *)(uintptr_t)g->a, g->type, (int)(lda > 1 ? lda : 1),
-		(long long)(g->m * g->k), (const void *)(uintptr_t)g->b, g->type,
-		(int)(ldb > 1 ? ldb : 1), (long long)(g->k * g->n), zero, (void *)(uintptr_t)g->d,
-		ABI_R_32F, (int)g->m, (long long)(g->m * g->n), (int)g->batch, ABI_COMPUTE_32F,
+		(const void *)(uintptr_t)g->a, g->type, (int)g->lda, (long long)g->stride_a,
+		(const void *)(uintptr_t)g->b, g->type, (int)g->ldb, (long long)g->stride_b, zero,
+		(void *)(uintptr_t)g->d, ABI_R_32F, (int)g->ldd, (long long)g->stride_d,
+		(int)g->batch, ABI_COMPUTE_32F,
 		g->tensor_op ? ABI_GEMM_DEFAULT_TENSOR_OP : ABI_GEMM_DEFAULT);
 }
 

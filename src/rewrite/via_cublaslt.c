@@ -1,7 +1,7 @@
 /* A rewrite of a cuBLASLt call takes the call's own stream and pointer mode and runs its
  * inner GEMM through cuBLASLt itself (a cuBLASLt handle need not be a cuBLAS handle), with
- * host scalars 1 and 0 whatever the call's pointer mode; and copies C into D when they are
- * different matrices. */
+ * host scalars 1 and 0 whatever the call's pointer mode (or, writing the call's C, its own
+ * scalars in its mode); and copies C into D when they are different matrices. */
 #define _GNU_SOURCE
 #include <string.h>
 
@@ -29,14 +29,14 @@ static int gemm_available(const struct gemm_call *c, enum why *why)
 	return 1;
 }
 
-/* A compact column-major layout: rows x cols per item, items packed. */
-static abi_status layout(abi_lt_layout *l, int type, int64_t rows, int64_t cols,
-			 int64_t batch)
+/* A column-major layout: rows x cols per item, leading dimension ld, items stride elements
+ * apart. */
+static abi_status layout(abi_lt_layout *l, int type, int64_t rows, int64_t cols, int64_t ld,
+			 int64_t batch, int64_t stride)
 {
 	int32_t count = (int32_t)batch;
-	int64_t stride = rows * cols;
 	abi_status st = real_cublaslt.cublasLtMatrixLayoutCreate(l, type, (uint64_t)rows,
-							   (uint64_t)cols, rows > 1 ? rows : 1);
+							   (uint64_t)cols, ld);
 	if (st == ABI_STATUS_SUCCESS && batch > 1)
 		st = real_cublaslt.cublasLtMatrixLayoutSetAttribute(*l, ABI_LT_LAYOUT_BATCH_COUNT,
 							      &count, sizeof count);
@@ -72,19 +72,22 @@ static abi_status gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
 	if (st == ABI_STATUS_SUCCESS)
 		st = set(desc, ABI_LT_DESC_TRANSB, tb);
 	if (st == ABI_STATUS_SUCCESS)
-		st = set(desc, ABI_LT_DESC_POINTER_MODE, ABI_LT_POINTER_MODE_HOST);
+		st = set(desc, ABI_LT_DESC_POINTER_MODE,
+			 g->alpha && rc->pmode == ABI_POINTER_MODE_DEVICE ? ABI_LT_POINTER_MODE_DEVICE
+									  : ABI_LT_POINTER_MODE_HOST);
 	if (st == ABI_STATUS_SUCCESS)
 		st = layout(&la, g->type, ta == ABI_OP_N ? g->m : g->k, ta == ABI_OP_N ? g->k : g->m,
-			    g->batch);
+			    g->lda, g->batch, g->stride_a);
 	if (st == ABI_STATUS_SUCCESS)
 		st = layout(&lb, g->type, tb == ABI_OP_N ? g->k : g->n, tb == ABI_OP_N ? g->n : g->k,
-			    g->batch);
+			    g->ldb, g->batch, g->stride_b);
 	if (st == ABI_STATUS_SUCCESS)
-		st = layout(&ld, ABI_R_32F, g->m, g->n, g->batch);
+		st = layout(&ld, ABI_R_32F, g->m, g->n, g->ldd, g->batch, g->stride_d);
 	if (st == ABI_STATUS_SUCCESS)
-		st = real_cublaslt.cublasLtMatmul(c->handle, desc, &one, dev(g->a), la, dev(g->b), lb,
-					    &zero, dev(g->d), ld, (void *)(uintptr_t)g->d, ld, NULL,
-					    NULL, 0, rc->stream);
+		st = real_cublaslt.cublasLtMatmul(c->handle, desc, g->alpha ? g->alpha : &one,
+					    dev(g->a), la, dev(g->b), lb, g->alpha ? g->beta : &zero,
+					    dev(g->d), ld, (void *)(uintptr_t)g->d, ld, NULL, NULL, 0,
+					    rc->stream);
 	if (ld)
 		real_cublaslt.cublasLtMatrixLayoutDestroy(ld);
 	if (lb)

@@ -46,6 +46,9 @@ if [ -x "$(dirname "$lib")/../tools/bf16shim-lower" ]; then lower="provided by b
 else lower="provided by bf16shim lower (coming)"; fi
 expect_equal "sm_61: bf16 PTX" "$(cap 'bf16 in custom kernels \(PTX\)')" "$lower"
 expect_output "sm_61: ptxas message" "Feature '.bf16' requires .target sm_80 or higher"
+expect_equal "sm_61: sm_80 builds" "$(cap 'sm_80\+PTX builds')" \
+	"provided by bf16shim"
+expect_output "sm_61: what an sm_80 build gets" "lowers that PTX as it is loaded"
 expect_equal "sm_61: TF32" "$(cap TF32)" "provided by bf16shim"
 expect_equal "sm_61: FP8" "$(cap FP8)" "unavailable"
 expect_equal "sm_61: int8" "$(cap 'int8 tensor cores')" "unavailable"
@@ -69,7 +72,7 @@ expect_equal "sm_86: bf16 GEMM" "$(cap 'bf16 GEMM \(cuBLAS\)')" "native"
 expect_equal "sm_86: FlashAttention2" "$(cap FlashAttention2)" "native"
 expect_equal "sm_86: FP8" "$(cap FP8)" "unavailable"
 expect_status 0 "sm_90" "$cmd" doctor --sim sm_90
-expect_equal "sm_90: every capability native" "$(grep -cE '^  [A-Za-z].* native$' <<<"$out")" 7
+expect_equal "sm_90: every capability native" "$(grep -cE '^  [A-Za-z].* native$' <<<"$out")" 8
 expect_no_output "sm_90: nothing missing" "unavailable|provided by"
 
 # Two devices: each gets its own table.

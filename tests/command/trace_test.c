@@ -46,9 +46,14 @@ static void *write_records(void *arg)
 		r.m = w->thread;
 		r.n = i;
 		r.k = w->tag;
-		/* Every other record is a failure with a refused first attempt. */
+		/* Every other record is a failure with a refused first attempt; every third one
+		 * was planned by the cost model. */
 		r.status = i % 2 ? 15 : 0;
 		r.first_status = i % 2 ? 15 : -1;
+		r.modeled = i % 3 == 0;
+		r.modeled_us = 1234.5678;
+		r.rejected = "pass";
+		r.rejected_us = 2345.0;
 		r.reason = "a reason with \"quotes\", a \\ and a\ttab";
 		trace_write(&r);
 	}

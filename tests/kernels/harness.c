@@ -83,19 +83,28 @@ static void *map(void *ctx, uint64_t addr, size_t bytes, int write)
 	return NULL;
 }
 
-ptx_module *load_module(int sm)
+static ptx_module *load_text(const char *text, int sm)
 {
 	ptx_load_opts opts = { .device_sm = sm, .max_ptx_version = 70 };
 	ptx_module *m = NULL;
 	char err[512] = "";
-	ptx_status s = ptx_module_load(bf16shim_kernels_ptx, strlen(bf16shim_kernels_ptx), &opts,
-				       &m, err, sizeof err);
+	ptx_status s = ptx_module_load(text, strlen(text), &opts, &m, err, sizeof err);
 	if (s != PTX_OK || !m) {
 		printf("FAIL load for sm_%d: %s: %s\n", sm, ptx_status_name(s), err);
 		fails++;
 		return NULL;
 	}
 	return m;
+}
+
+ptx_module *load_module(int sm)
+{
+	return load_text(bf16shim_kernels_ptx, sm);
+}
+
+ptx_module *load_tc_module(int sm)
+{
+	return load_text(bf16shim_kernels_tc_ptx, sm);
 }
 
 ptx_status launch(ptx_module *m, const char *name, unsigned gx, unsigned gy, unsigned gz,

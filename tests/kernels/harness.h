@@ -61,6 +61,8 @@ struct buf_counts mat_counts(const struct mat *m);       /* its item buffers, su
 /* The module loaded for device_sm (max PTX ISA 7.0, as a CUDA 11.0 driver); NULL + message
  * on failure. */
 ptx_module *load_module(int sm);
+/* The tensor-core module (kernels.h, KERNEL_FP16_TAIL), for sm >= 70. */
+ptx_module *load_tc_module(int sm);
 
 /* Launches kernel `name` with the given arguments (argv[i] points at argument i).  Returns
  * the interpreter status; on failure prints the interpreter's message. */

@@ -4,6 +4,15 @@
 # assembles each with ptxas for the lowest architecture that ptxas accepts (exit 77, skip,
 # when there is no ptxas).  With --selftest FILE: checks that the rules reject broken copies.
 # With --embedded PROGRAM first: PROGRAM prints the embedded module, which is checked too.
+# With --tensor-cores first: the files are the tensor-core module (kernels.h), loaded only on
+# sm_70 and newer: .target up to sm_70, assembled for the lowest of sm_70, sm_75 ptxas takes.
+max_target=52
+archs="sm_50 sm_52 sm_60 sm_61 sm_70 sm_75"
+if [ "$1" = --tensor-cores ]; then
+	max_target=70
+	archs="sm_70 sm_75"
+	shift
+fi
 
 # rules FILE: 0 when FILE follows the rules; prints what is wrong.
 rules() {
@@ -15,11 +24,11 @@ rules() {
 		echo "FAIL: .version is '$ver', want <= 7.0"; bad=1
 	fi
 	target=$(sed -n 's/^[[:space:]]*\.target[[:space:]]\+sm_\([0-9]\+\).*/\1/p' "$1")
-	if [ -z "$target" ] || [ "$target" -gt 52 ]; then
-		echo "FAIL: .target is sm_'$target', want <= sm_52"; bad=1
+	if [ -z "$target" ] || [ "$target" -gt $max_target ]; then
+		echo "FAIL: .target is sm_'$target', want <= sm_$max_target"; bad=1
 	fi
 	# Types and instructions that need sm_80 or newer (doc/facts.md's table and friends).
-	if grep -nE '\.bf16|\.tf32|\.e4m3|\.e5m2|\bmma\.|\bwgmma|\bldmatrix|\bcp\.async|\bredux|\.relu\b|\bsetmaxnreg|\belect\.' "$1"; then
+	if grep -nE '\.bf16|\.tf32|\.e4m3|\.e5m2|(^|[[:space:]])mma\.|\bwgmma|\bldmatrix|\bcp\.async|\bredux|\.relu\b|\bsetmaxnreg|\belect\.' "$1"; then
 		echo "FAIL: the lines above need sm_80 or newer"; bad=1
 	fi
 	return $bad
@@ -64,7 +73,7 @@ ptxas=/usr/local/cuda/bin/ptxas
 probe=$(mktemp) && out=$(mktemp) || exit 1
 trap 'rm -f "$probe" "$out" "$embedded"' EXIT
 printf '.version %s\n.target sm_50\n.address_size 64\n' "$ver" > "$probe"
-for arch in sm_50 sm_52 sm_60 sm_61 sm_70 sm_75; do
+for arch in $archs; do
 	# An empty module tells "arch unknown to this ptxas" apart from an error in our PTX.
 	"$ptxas" --gpu-name $arch -o "$out" "$probe" >/dev/null 2>&1 || continue
 	echo "ptxas $("$ptxas" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'): lowest accepted architecture $arch"
@@ -77,5 +86,5 @@ for arch in sm_50 sm_52 sm_60 sm_61 sm_70 sm_75; do
 	done
 	exit 0
 done
-echo "FAIL: $ptxas accepts none of sm_50 .. sm_75"
+echo "FAIL: $ptxas accepts none of $archs"
 exit 1

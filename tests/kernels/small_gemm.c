@@ -149,6 +149,8 @@ ptx_status sg_run(ptx_module *mod, struct sg *g, unsigned block, unsigned gx,
 	argv[n++] = &ap;
 	argv[n++] = &bp;
 	push_epi_extra(argv, &n, &g->x);
+	argv[n++] = &g->kc;
+	argv[n++] = &g->split_stride;
 	const unsigned grid[3] = { gx, gy, g->batch }, blk[3] = { block, 1, 1 };
 	return launch_shape(mod, KERNEL_GEMM_SMALL, grid, blk, shmem, argv, st);
 }

@@ -13,6 +13,8 @@ struct sg {
 	float alpha, beta;             /* the values the kernel must use */
 	float *alpha_dev, *beta_dev;   /* device pointer mode when set */
 	struct epi_extra x;            /* bias and activation: none unless a test sets them */
+	uint32_t kc;                   /* split k: k a block row (0: none) */
+	uint64_t split_stride;         /* and the distance between their outputs, elements */
 };
 
 struct sg_opts {

@@ -112,6 +112,10 @@ static uint32_t nan_bf16(void) { return 0x7fc0; }
 static uint32_t nan_f16(void) { return 0x7e00; }
 static uint32_t (*const gen_nan[])(void) = { nan_f32, nan_bf16, nan_f16 };
 
+/* Partial results the epilogue adds first (1: d alone), their distance in elements. */
+static uint32_t epi_splits = 1;
+static uint64_t epi_split_stride;
+
 /* x: the bias and activation parameters, NULL for none. */
 static ptx_status run_epi_x(ptx_module *mod, const struct mat *d, const struct mat *c,
 			    uint32_t ctype, float alpha, float beta, const float *alpha_dev,
@@ -122,10 +126,14 @@ static ptx_status run_epi_x(ptx_module *mod, const struct mat *d, const struct m
 	uint64_t ap = alpha_dev ? dev(alpha_dev) : 0, bp = beta_dev ? dev(beta_dev) : 0;
 	struct view v = c->v;
 	struct epi_extra none = { 0 };
-	void *argv[20] = { &dptr, &dstride, &rows, &cols, &v.ptr, &v.array, &v.bstride, &v.ld,
+	uint32_t splits = epi_splits;
+	uint64_t sstride = epi_split_stride;
+	void *argv[22] = { &dptr, &dstride, &rows, &cols, &v.ptr, &v.array, &v.bstride, &v.ld,
 			   &v.row0, &v.col0, &ctype, &alpha, &beta, &ap, &bp };
 	int n = 15;
 	push_epi_extra(argv, &n, x ? x : &none);
+	argv[n++] = &splits;
+	argv[n++] = &sstride;
 	return launch(mod, KERNEL_EPILOGUE_F32, gx, gy, c->batch, argv);
 }
 
@@ -463,6 +471,54 @@ int test_epilogue_bad_act(void)
 			struct epi_extra x = { dev(bias), k ? 0 : 3, 0, 0, k ? 3 : 0 };
 			CHECK(run_epi_x(mod, &d, &c, 0, 1, 1, NULL, NULL, 1, 3, &x) == PTX_OK,
 			      "sm_%d %s out of range", test_sms[i], k ? "act" : "bias_type");
+			buf_free_all();
+		}
+		ptx_module_free(mod);
+	}
+	return fails;
+}
+
+/* Split k's partial results: d is the sum of three in order, then the usual epilogue. */
+int test_epilogue_splits(void)
+{
+	for (int i = 0; i < n_test_sms; i++) {
+		ptx_module *mod = load_module(test_sms[i]);
+		if (!mod)
+			continue;
+		for (int t = 0; t < 3; t++) {
+			const unsigned rows = 70, cols = 9, batch = 2, splits = 3;
+			size_t item = (size_t)rows * cols, all = item * batch;
+			float *parts = buf_alloc(4 * all * splits, BUF_RO);
+			struct mat d, c;
+			setup(&d, &c, t, rows, cols, batch, t == 1, (unsigned)t, gen_f32, gen_c[t],
+			      BUF_RW);
+			for (size_t j = 0; j < all * splits; j++) {
+				uint32_t v = gen_f32();
+				memcpy(&parts[j], &v, 4);
+			}
+			/* d's view over split 0 (compact), and the expected sum in it. */
+			d.v.ptr = dev(parts);
+			d.v.bstride = item;
+			epi_splits = splits;
+			epi_split_stride = all;
+			char ctx[64];
+			snprintf(ctx, sizeof ctx, "sm_%d %s", test_sms[i], type_name[t]);
+			CHECK(run_epi(mod, &d, &c, (uint32_t)t, 1.5f, -0.5f, NULL, NULL, 1, 4) ==
+			      PTX_OK, "%s", ctx);
+			epi_splits = 1;
+			epi_split_stride = 0;
+			for (unsigned b = 0; b < batch; b++)
+				for (unsigned col = 0; col < cols; col++)
+					for (unsigned r = 0; r < rows; r++) {
+						size_t j = b * item + r + (size_t)col * rows;
+						float sum = parts[j] + parts[j + all];
+						sum = sum + parts[j + 2 * all];
+						float cv = value_of(t, mat_before(&c, b, r, col));
+						char e[128];
+						snprintf(e, sizeof e, "%s: b=%u r=%u c=%u", ctx, b, r, col);
+						check_out(t, bits_at(t, mat_at(&c, b, r, col)),
+							  ref_epilogue(1.5f, sum, -0.5f, cv), e);
+					}
 			buf_free_all();
 		}
 		ptx_module_free(mod);

@@ -4,6 +4,7 @@
 
 #define KERNEL_TESTS(X) \
 	X(abi) \
+	X(abi_tc) \
 	X(cast_all_patterns) \
 	X(cast_views) \
 	X(epilogue_views) \
@@ -14,13 +15,17 @@
 	X(epilogue_bias_act) \
 	X(epilogue_gelu) \
 	X(epilogue_bad_act) \
-	X(absmax) \
-	X(cast_scaled_all_patterns) \
-	X(cast_scaled_views) \
+	X(epilogue_splits) \
+	X(slices_all_patterns) \
+	X(slices_views) \
+	X(slices_traffic) \
 	X(epilogue_scaled) \
 	X(epilogue_scaled_extremes) \
 	X(epilogue_scaled_bias_act) \
+	X(fp16_tail) \
+	X(fp16_tail_traffic) \
 	X(fp16_pipeline) \
+	X(fp16_attention) \
 	X(small_gemm_shapes) \
 	X(small_gemm_exact) \
 	X(small_gemm_specials) \
@@ -28,7 +33,8 @@
 	X(small_gemm_load_widths) \
 	X(small_gemm_launch) \
 	X(small_gemm_traffic) \
-	X(small_gemm_bias_act)
+	X(small_gemm_bias_act) \
+	X(small_gemm_split_k)
 
 #define DECLARE(name) int test_##name(void);
 KERNEL_TESTS(DECLARE)

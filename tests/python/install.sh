@@ -45,7 +45,7 @@ for env in "$clients"/*/; do
 	rm -rf "$root/kernel-$name"
 	# Environments on the same Python (the stamp says) share the packages: copied, not
 	# downloaded again.
-	same=$(grep -lx "$stamp" "$root"/kernel-*/.installed 2>/dev/null | head -n 1)
+	same=$(grep -lx "$stamp" "$root"/kernel-*/.installed 2>/dev/null | head -n 1) || same=
 	if [ -n "$same" ]; then
 		echo "tests/python/install.sh: kernel-$name: the same as $(dirname "$same")"
 		cp -a "$(dirname "$same")" "$root/kernel-$name"

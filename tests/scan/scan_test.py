@@ -8,7 +8,7 @@ command's options and defaults, and doctor's pointer to scan.
 Verdicts follow the driver's rules (CUDA C++ Programming Guide, "Binary Compatibility" and
 "PTX Compatibility"): SASS sm_XY runs on the same major with minor >= Y, PTX compute_XY is
 compiled for any GPU >= XY.
-usage: scan_test.py SOURCE_ROOT BUILD_ROOT LIBS... CUBIN FATBIN SM90A_FATBIN"""
+usage: scan_test.py SOURCE_ROOT BUILD_ROOT LIBS... CUBIN FATBIN SM90A_FATBIN REDUX_FATBIN"""
 import json
 import os
 import shutil
@@ -24,7 +24,7 @@ src, build = sys.argv[1], sys.argv[2]
 inputs = sys.argv[3:]
 libs = {os.path.basename(p)[len("libk_"):-len(".so")]: p for p in inputs if p.endswith(".so")}
 cubin = next(p for p in inputs if p.endswith(".cubin"))
-fatbin, fatbin90a = [p for p in inputs if p.endswith(".fatbin")]
+fatbin, fatbin90a, fatbin_redux = [p for p in inputs if p.endswith(".fatbin")]
 command = os.path.join(src, "scripts", "bf16shim")
 ARCHS = ["sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
 failures = 0
@@ -73,7 +73,7 @@ pkg = os.path.join(site, "kpkg")
 files = os.path.join(site, "files")
 os.makedirs(pkg)
 os.makedirs(files)
-for p in list(libs.values()) + [cubin, fatbin, fatbin90a]:
+for p in list(libs.values()) + [cubin, fatbin, fatbin90a, fatbin_redux]:
     shutil.copy(p, pkg if p.endswith(".so") else files)
 for p in ["data/mma_bf16.ptx", "data/plain80.ptx"]:
     shutil.copy(os.path.join(src, "tests", "scan", p), files)
@@ -81,16 +81,20 @@ shutil.copy(os.path.join(src, "tests", "ptx", "corpus", "rmsnorm.ptx"), files)
 
 # --- verdicts by the driver's rules, per file and GPU -------------------------------------
 N, J, S, X = "native", "JIT", "bf16shim", "cannot run"
-sm75_ptx75 = [X, X, N, J, J, J]          # SASS sm_75 + PTX compute_75
+# Where nothing else runs, PTX for a newer GPU is lowered by bf16shim on its way in.
+sm75_ptx75 = [S, S, N, J, J, J]          # SASS sm_75 + PTX compute_75
 expected = {
     "libk_none.so": sm75_ptx75, "libk_lz4.so": sm75_ptx75, "libk_zstd.so": sm75_ptx75,
     "libk_default.so": sm75_ptx75, "libk_all.so": sm75_ptx75,
-    "libk_sm80.so": [X, X, X, N, N, X],  # SASS sm_80 only: the same major
-    "libk_ptx75.so": [X, X, J, J, J, J], # PTX only
-    "libk_mixed.so": [X, X, N, J, J, J], # SASS sm_75 + PTX compute_80
+    "libk_sm80.so": [X, X, X, N, N, X],  # SASS sm_80 only: the same major, nothing to lower
+    "libk_ptx75.so": [S, S, J, J, J, J], # PTX only
+    "libk_mixed.so": [S, S, N, J, J, J], # SASS sm_75 + PTX compute_80
     "sm75.cubin": [X, X, N, X, X, X],
     "default_size.fatbin": sm75_ptx75,
-    "sm90a.fatbin": [X, X, X, X, X, N],  # sm_90a: exactly 9.0, PTX compute_90(a) too
+    # sm_90a: exactly 9.0; its PTX compute_90 (beside compute_90a) lowers for older GPUs
+    "sm90a.fatbin": [S, S, S, S, S, N],
+    # SASS sm_80 + PTX compute_80, a kernel with redux.sync: lowered, on trust
+    "driver_kernels_plain.fatbin": [S, S, S, N, N, J],
     "rmsnorm.ptx": [S, S, S, J, J, J],   # bf16 PTX for sm_80, lowered below it
     "mma_bf16.ptx": [S, S, S, J, J, J],  # without --deep, the bf16 is taken on trust
     "plain80.ptx": [X, X, X, J, J, J],   # no bf16: nothing for bf16shim to lower
@@ -131,8 +135,6 @@ check(files_found["libk_zstd.so"]["kernels"] is None, "compressed: not counted",
 check("TORCH_CUDA_ARCH_LIST=6.1" in files_found["libk_sm80.so"]["gpus"]["sm_61"]["fix"] and
       "+PTX" in files_found["libk_sm80.so"]["gpus"]["sm_61"]["fix"], "the default fix",
       files_found["libk_sm80.so"]["gpus"]["sm_61"]["fix"])
-check("compute_75 is newer than" in (files_found["libk_none.so"]["gpus"]["sm_61"]["why"] or ""),
-      "why: PTX newer", files_found["libk_none.so"]["gpus"]["sm_61"]["why"])
 check("no PTX" in (files_found["libk_sm80.so"]["gpus"]["sm_75"]["why"] or ""), "why: no PTX",
       files_found["libk_sm80.so"]["gpus"]["sm_75"]["why"])
 
@@ -148,6 +150,14 @@ check(mma["verdict"] == X and "mma" in (mma["note"] or "") and "line" in (mma["n
       "--deep: bf16 mma cannot be lowered", mma)
 check(deep_files["rmsnorm.ptx"]["gpus"]["sm_61"]["verdict"] == S, "--deep: rmsnorm lowers",
       deep_files["rmsnorm.ptx"]["gpus"]["sm_61"])
+for a in ["sm_61", "sm_70"]:
+    check(deep_files["libk_none.so"]["gpus"][a]["verdict"] == S,
+          "--deep: a fatbin's PTX compute_75 lowers for " + a, deep_files["libk_none.so"]["gpus"][a])
+redux = deep_files["driver_kernels_plain.fatbin"]["gpus"]["sm_75"]
+check(redux["verdict"] == X and "warp_total" in (redux["note"] or "") and
+      "redux.sync" in (redux["note"] or ""),
+      "--deep: a fatbin kernel that cannot be lowered, named", redux)
+check("compute_80 is newer than" in (redux["why"] or ""), "why: PTX newer", redux["why"])
 
 # A codec library that cannot be loaded: said once, clearly; the verdicts stay.
 rc, nozstd, err = scan_json(os.path.join(pkg, "libk_zstd.so"), deep=True,

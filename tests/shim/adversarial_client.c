@@ -1,12 +1,17 @@
 /* Adversarial operands for the accuracy contract (README, "Accuracy"):
- *   adversarial_client run OUT     runs every case with cublasGemmEx (bf16 in, fp32 out) and
+ *   adversarial_client run OUT [attention]
+ *                                  runs every case with cublasGemmEx (bf16 in, fp32 out) and
  *                                  writes the results to OUT
- *   adversarial_client compare NATIVE SHIM
+ *   adversarial_client compare NATIVE SHIM [attention]
  *                                  NaN and +-Inf must sit where the native GEMM put them; every
  *                                  finite result must be within the error model of a native
  *                                  bf16 GEMM with fp32 accumulation, against fp64:
  *                                    |got - ref| <= (k + 2) 2^-24 sum|a b| + (k + 1) 2^-149
- * The inputs are generated deterministically, so both runs and the reference see the same. */
+ * The inputs are generated deterministically, so both runs and the reference see the same.
+ * The attention set has the operands of a transformer's GEMMs instead: softmax rows (logits
+ * of std 2 to 16; causal, with exact zeros; peaked; uniform) against a random V, as PyTorch
+ * passes P V (the rows of P are columns of op(B)) and the other way round, and GELU and SiLU
+ * outputs against random weights. */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -19,6 +24,7 @@ struct acase {
 	const char *name;
 	int m, n, k;
 	void (*fill)(uint16_t *a, uint16_t *b, int m, int n, int k);
+	int ta;                     /* A stored transposed (k x m), as nn.Linear passes it */
 };
 
 static uint32_t seed;
@@ -109,18 +115,128 @@ static void specials(uint16_t *a, uint16_t *b, int m, int n, int k)
 	B(3, 2) = 0xff80;
 }
 
-static const struct acase cases[] = {
-	{"plain", 40, 36, 64, plain},
-	{"near bf16 max", 40, 36, 64, near_max},
-	{"near bf16 min", 40, 36, 64, near_min},
-	{"huge column", 40, 36, 64, huge_column},
-	{"all zero", 40, 36, 64, zeros},
-	{"NaN and Inf", 40, 36, 64, specials},
-	{"decode plain", 300, 4, 96, plain},
-	{"decode huge column", 300, 4, 96, huge_column},
-	{"decode NaN and Inf", 300, 12, 96, specials},
+static const struct acase adversarial[] = {
+	{"plain", 40, 36, 64, plain, 0},
+	{"near bf16 max", 40, 36, 64, near_max, 0},
+	{"near bf16 min", 40, 36, 64, near_min, 0},
+	{"huge column", 40, 36, 64, huge_column, 0},
+	{"all zero", 40, 36, 64, zeros, 0},
+	{"NaN and Inf", 40, 36, 64, specials, 0},
+	{"decode plain", 300, 4, 96, plain, 0},
+	{"decode huge column", 300, 4, 96, huge_column, 0},
+	{"decode NaN and Inf", 300, 12, 96, specials, 0},
+	{NULL, 0, 0, 0, NULL, 0},
 };
-#define NCASES (sizeof cases / sizeof cases[0])
+
+static double gauss(void)
+{
+	double u = ((seed = seed * 1664525u + 1013904223u) >> 8) / 16777216.0 + 0x1p-25;
+	double v = ((seed = seed * 1664525u + 1013904223u) >> 8) / 16777216.0 + 0x1p-25;
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+/* Softmax of logits of standard deviation std over the first `valid` of k entries (the rest
+ * exact zeros), rounded to bf16; peak raises one logit by 40.  With `sink`, keys l % 8 == 0
+ * get logits 30 lower (2^-43 or so below the rest: fp16's second slice) and l % 16 == 4 60
+ * lower (2^-87: beyond both slices). */
+static int sink;
+static void softmax(uint16_t *out, ptrdiff_t step, int k, int valid, double std, int peak)
+{
+	double logit[1024], mx = -1e300, sum = 0;
+	for (int l = 0; l < valid; l++) {
+		logit[l] = std * gauss() + (l == peak ? 40 : 0);
+		logit[l] -= sink && l % 8 == 0 ? 30 : sink && l % 16 == 4 ? 60 : 0;
+		mx = logit[l] > mx ? logit[l] : mx;
+	}
+	for (int l = 0; l < valid; l++)
+		sum += exp(logit[l] - mx);
+	for (int l = 0; l < k; l++)
+		out[l * step] = l < valid ? bf((float)(exp(logit[l] - mx) / sum)) : 0;
+}
+
+/* P V as PyTorch makes it: op(A) = V^T (m = head dimension), op(B)'s columns the rows of P
+ * (k keys); column j cycles through std 2, 4, 8, 16, causal (j + 1 keys), peaked, uniform. */
+static void attention_pv(uint16_t *a, uint16_t *b, int m, int n, int k)
+{
+	for (int l = 0; l < k; l++)
+		for (int i = 0; i < m; i++)
+			A(i, l) = bf((float)gauss());
+	for (int j = 0; j < n; j++) {
+		int kind = j % 7;
+		if (kind == 6)
+			softmax(&B(0, j), 1, k, k, 0, -1);
+		else
+			softmax(&B(0, j), 1, k, kind == 4 ? 1 + j % k : k, kind == 5 ? 4 : 2 << (kind % 4),
+				kind == 5 ? j % k : -1);
+	}
+}
+
+/* P V where V is huge exactly at the keys P makes tiny: those products are of the order of
+ * the others, so a second slice scaled wrong, or a product beyond both slices left out,
+ * shows far above the bound. */
+static void attention_sink(uint16_t *a, uint16_t *b, int m, int n, int k)
+{
+	sink = 1;
+	attention_pv(a, b, m, n, k);
+	sink = 0;
+	for (int l = 0; l < k; l++)
+		for (int i = 0; i < m; i++)
+			if (l % 8 == 0 || l % 16 == 4)
+				A(i, l) = bf((float)ldexp(gauss(), l % 8 == 0 ? 40 : 84));
+}
+
+/* The other way round: op(A)'s rows are softmax rows, op(B) = V. */
+static void attention_p_rows(uint16_t *a, uint16_t *b, int m, int n, int k)
+{
+	for (int i = 0; i < m; i++) {
+		int kind = i % 7;
+		if (kind == 6)
+			softmax(&A(i, 0), m, k, k, 0, -1);
+		else
+			softmax(&A(i, 0), m, k, kind == 4 ? 1 + i % k : k, kind == 5 ? 4 : 2 << (kind % 4),
+				kind == 5 ? i % k : -1);
+	}
+	for (int j = 0; j < n; j++)
+		for (int l = 0; l < k; l++)
+			B(l, j) = bf((float)gauss());
+}
+
+/* An MLP's down projection: weights N(0, 0.02^2), op(B) the activation of pre-activations
+ * of std 3 (GELU, exact erf form) or 10 (SiLU). */
+static void activations(uint16_t *a, uint16_t *b, int m, int n, int k, int silu)
+{
+	for (int l = 0; l < k; l++)
+		for (int i = 0; i < m; i++)
+			A(i, l) = bf((float)(0.02 * gauss()));
+	for (int j = 0; j < n; j++)
+		for (int l = 0; l < k; l++) {
+			double x = (silu ? 10 : 3) * gauss();
+			B(l, j) = bf((float)(silu ? x / (1 + exp(-x)) : 0.5 * x * (1 + erf(x / sqrt(2)))));
+		}
+}
+
+static void gelu_down(uint16_t *a, uint16_t *b, int m, int n, int k)
+{
+	activations(a, b, m, n, k, 0);
+}
+
+static void silu_down(uint16_t *a, uint16_t *b, int m, int n, int k)
+{
+	activations(a, b, m, n, k, 1);
+}
+
+static const struct acase attention[] = {
+	{"P V, PyTorch's form", 64, 98, 128, attention_pv, 0},
+	{"P V, k = 512", 64, 35, 512, attention_pv, 0},
+	{"P V, V huge where P is tiny", 40, 49, 128, attention_sink, 0},
+	{"P rows in op(A)", 77, 64, 160, attention_p_rows, 1},
+	{"P rows, A as stored", 49, 32, 96, attention_p_rows, 0},
+	{"GELU down projection", 48, 40, 256, gelu_down, 1},
+	{"SiLU down projection", 48, 40, 256, silu_down, 1},
+	{NULL, 0, 0, 0, NULL, 0},
+};
+
+static const struct acase *cases = adversarial;
 
 static void inputs(const struct acase *c, uint16_t **a, uint16_t **b)
 {
@@ -137,7 +253,7 @@ static int run(const char *out)
 
 	if (!f || cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
 		return 2;
-	for (size_t t = 0; t < NCASES; t++) {
+	for (size_t t = 0; cases[t].name; t++) {
 		const struct acase *c = &cases[t];
 		size_t cn = (size_t)c->m * c->n;
 		float alpha = 1, beta = 0, *res = malloc(cn * 4);
@@ -146,13 +262,22 @@ static int run(const char *out)
 		cublasStatus_t st;
 
 		inputs(c, &a, &b);
+		if (c->ta) { /* upload op(A) stored transposed: k x m, lda = k */
+			uint16_t *at = malloc(sizeof *at * (size_t)c->m * c->k);
+			for (int i = 0; i < c->m; i++)
+				for (int l = 0; l < c->k; l++)
+					at[l + (size_t)i * c->k] = a[i + (size_t)l * c->m];
+			free(a);
+			a = at;
+		}
 		cudaMalloc(&da, (size_t)c->m * c->k * 2);
 		cudaMalloc(&db, (size_t)c->k * c->n * 2);
 		cudaMalloc(&dc, cn * 4);
 		cudaMemcpy(da, a, (size_t)c->m * c->k * 2, cudaMemcpyHostToDevice);
 		cudaMemcpy(db, b, (size_t)c->k * c->n * 2, cudaMemcpyHostToDevice);
-		st = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, c->m, c->n, c->k, &alpha, da,
-				  CUDA_R_16BF, c->m, db, CUDA_R_16BF, c->k, &beta, dc, CUDA_R_32F,
+		st = cublasGemmEx(h, c->ta ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, c->m, c->n, c->k,
+				  &alpha, da, CUDA_R_16BF, c->ta ? c->k : c->m, db, CUDA_R_16BF, c->k,
+				  &beta, dc, CUDA_R_32F,
 				  c->m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
 		cudaMemcpy(res, dc, cn * 4, cudaMemcpyDeviceToHost);
 		if (st != CUBLAS_STATUS_SUCCESS) {
@@ -178,7 +303,7 @@ static int compare(const char *native_path, const char *shim_path)
 
 	if (!fn || !fs)
 		return 2;
-	for (size_t t = 0; t < NCASES; t++) {
+	for (size_t t = 0; cases[t].name; t++) {
 		const struct acase *c = &cases[t];
 		size_t cn = (size_t)c->m * c->n;
 		float *nat = malloc(cn * 4), *got = malloc(cn * 4);
@@ -231,10 +356,16 @@ static int compare(const char *native_path, const char *shim_path)
 
 int main(int argc, char **argv)
 {
+	int set = argc > 1 && !strcmp(argv[1], "run") ? 3 : 4;
+	if (argc == set + 1 && !strcmp(argv[set], "attention")) {
+		cases = attention;
+		argc--;
+	}
 	if (argc == 3 && strcmp(argv[1], "run") == 0)
 		return run(argv[2]);
 	if (argc == 4 && strcmp(argv[1], "compare") == 0)
 		return compare(argv[2], argv[3]);
-	fprintf(stderr, "usage: %s run OUT | compare NATIVE SHIM\n", argv[0]);
+	fprintf(stderr, "usage: %s run OUT [attention] | compare NATIVE SHIM [attention]\n",
+		argv[0]);
 	return 2;
 }

@@ -261,7 +261,7 @@ static const struct lt_row *lt_rows(size_t *n)
 /* Row-major and mixed orders in column-major terms (the rewrite runs on those). */
 static void lt_orders(void)
 {
-	struct plan_device d = {61, 0};
+	struct plan_device d = {.sm = 61};
 	struct shim_config cfg = {.mode = MODE_AUTO};
 	struct plan_lt_call c = lt_call(BF, BF, C32, N, T, ROWM, 40, 24, 16, E_BIAS);
 	struct lt_plan p = plan_lt(&c, &d, &cfg);
@@ -306,7 +306,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		const struct row *r = &rows[i];
 		struct plan_call c = call(r->atype, r->ctype, r->compute, r->algo, r->m, r->lda);
-		struct plan_device d = {r->sm, r->tensor_cores};
+		struct plan_device d = {.sm = r->sm, .tensor_cores = r->tensor_cores};
 		struct shim_config cfg = {.mode = r->mode, .path = r->path};
 		struct plan p = plan_gemm(&c, &d, &cfg);
 		CHECK_EQ_INT(p.step[0].decision, r->expect, "plan row at line %d (%s)", r->line,
@@ -317,7 +317,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof chains / sizeof chains[0]; i++) {
 		const struct chain_row *r = &chains[i];
 		struct plan_call c = call(r->atype, r->ctype, r->compute, r->algo, r->m, 64);
-		struct plan_device d = {r->sm, r->tensor_cores};
+		struct plan_device d = {.sm = r->sm, .tensor_cores = r->tensor_cores};
 		struct shim_config cfg = {.mode = r->mode, .path = r->path};
 		struct plan p = plan_gemm(&c, &d, &cfg);
 		int n = 0;
@@ -335,7 +335,7 @@ int main(void)
 		size_t n;
 		const struct lt_row *r = lt_rows(&n);
 		for (size_t i = 0; i < n; i++) {
-			struct plan_device d = {r[i].sm, r[i].tensor_cores};
+			struct plan_device d = {.sm = r[i].sm, .tensor_cores = r[i].tensor_cores};
 			struct shim_config cfg = {.mode = r[i].mode, .path = r[i].path};
 			struct lt_plan p = plan_lt(&r[i].call, &d, &cfg);
 			CHECK_EQ_INT(p.decision, r[i].expect, "lt row at line %d (%s)", r[i].line,

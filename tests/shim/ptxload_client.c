@@ -11,36 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
+
 typedef CUresult (*load_fn)(CUmodule *, const void *);
 typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	long n;
-	char *s;
-	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
-		return NULL;
-	s = calloc(1, (size_t)n + 1);
-	if (s && fread(s, 1, (size_t)n, f) != (size_t)n)
-		s = NULL;
-	fclose(f);
-	return s;
-}
-
-static uint16_t bf16_rne(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	if ((x & 0x7fffffff) > 0x7f800000)
-		return 0x7fff;
-	return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
 
 int main(int argc, char **argv)
 {
 	const int n = 1000;
-	char *ptx = argc == 3 ? slurp(argv[1]) : NULL;
+	char *ptx = argc == 3 ? client_read(argv[1], 1, NULL) : NULL;
 	load_fn load = cuModuleLoadData;
 	CUdevice dev;
 	CUcontext ctx;
@@ -76,7 +55,7 @@ int main(int argc, char **argv)
 	if (cuModuleGetFunction(&f, mod, "bf16_affine"))
 		return 2;
 	for (int i = 0; i < n; i++)
-		x[i] = bf16_rne((float)(i - 500) / 37.0f);
+		x[i] = client_bf16((float)(i - 500) / 37.0f);
 	cuMemAlloc(&dx, sizeof x);
 	cuMemAlloc(&dy, sizeof y);
 	cuMemAlloc(&dyf, sizeof yf);
@@ -94,10 +73,10 @@ int main(int argc, char **argv)
 		float xf, v;
 		memcpy(&xf, &xb, 4);
 		v = fmaf(xf, scale, bias);
-		if (memcmp(&v, &yf[i], 4) || y[i] != bf16_rne(v)) {
+		if (memcmp(&v, &yf[i], 4) || y[i] != client_bf16(v)) {
 			if (bad++ < 3)
 				fprintf(stderr, "y[%d] = %04x (%g), want %04x (%g)\n", i, y[i], yf[i],
-					bf16_rne(v), v);
+					client_bf16(v), v);
 		}
 	}
 	printf("%s: kernel ran, %d of %d elements wrong\n", argv[2], bad, n);

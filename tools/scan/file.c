@@ -26,10 +26,6 @@
 
 
 #define ELF_HEADER 64
-#define SECTION_HEADER 64
-#define SHT_PROGBITS 1
-#define SHF_ALLOC 0x2
-#define SHF_EXECINSTR 0x4
 #define EM_CUDA FB_EM_CUDA
 #define MAX_PTX_FILE ((uint64_t)256 << 20)
 #define TINY_CUBIN 4096
@@ -304,99 +300,37 @@ static size_t read_container(struct reader *r, const uint8_t *p, size_t avail, i
 		return c.size;     /* an empty container: nothing to load */
 	m.entries = r->entries;
 	m.nentries = r->nentries;
+	m.container = &c;
+	m.deep = r->s->opt.deep;
 	add_module(r, &m, module_kernels(r, &c), &c);
 	return c.size;
 }
 
-/* Containers back to back from p, with zero padding to 8-byte boundaries between them. */
-static void read_fatbins(struct reader *r, const uint8_t *p, size_t n)
+static size_t found_container(void *ctx, const uint8_t *p, size_t avail, int strict)
 {
-	size_t off = 0;
-
-	while (off + FB_HEADER_BYTES <= n) {
-		size_t size;
-
-		if (fb__rd32(p + off) != FB_MAGIC) {
-			if (fb__rd64(p + off) != 0 && off % 8 == 0) {
-				char why[96];
-				snprintf(why, sizeof why, "no fatbin at offset %zu of %zu", off, n);
-				add_malformed(r, why);
-				return;
-			}
-			off += 8 - off % 8;
-			continue;
-		}
-		size = read_container(r, p + off, n - off, 1);
-		if (!size)
-			return;    /* the rest cannot be found without this one's size */
-		off += size;
-	}
+	return read_container(ctx, p, avail, strict);
 }
 
-/* Containers anywhere in a data section, at 8-byte boundaries; what does not parse is
- * data that happens to hold the magic. */
-static void search_fatbins(struct reader *r, const uint8_t *p, size_t n, size_t file_off)
+static void found_malformed(void *ctx, const char *why)
 {
-	size_t off = (8 - file_off % 8) % 8;
-	uintptr_t page = (uintptr_t)p & ~(uintptr_t)4095;
-
-	/* Read whole: in order, with read-ahead. */
-	madvise((void *)page, n + ((uintptr_t)p - page), MADV_SEQUENTIAL);
-
-	for (; off + FB_HEADER_BYTES <= n; off += 8) {
-		size_t size;
-
-		if (fb__rd32(p + off) != FB_MAGIC)
-			continue;
-		size = read_container(r, p + off, n - off, 0);
-		if (size)
-			off += (size + 7) / 8 * 8 - 8;
-	}
+	add_malformed(ctx, why);
 }
 
-static void read_host_elf(struct reader *r)
+static void found_problem(void *ctx, const char *why)
 {
-	const uint8_t *p = r->map, *table, *names;
-	uint64_t shoff = fb__rd64(p + 40), names_off, names_len;
-	unsigned shentsize = fb__rd16(p + 58), shnum = fb__rd16(p + 60), shstrndx = fb__rd16(p + 62);
+	struct reader *r = ctx;
+	scan_problem(r->s, r->path, "%s", why);
+}
 
-	r->s->elf_seen++;
-	if (!shnum)
-		return;     /* stripped of its section table: nothing to find by name */
-	if (shentsize < SECTION_HEADER || shoff > r->len ||
-	    (uint64_t)shnum * shentsize > r->len - shoff || shstrndx >= shnum) {
-		scan_problem(r->s, r->path, "ELF section table runs past the file's %zu bytes",
-			     r->len);
-		return;
-	}
-	table = p + shoff;
-	names_off = fb__rd64(table + (size_t)shstrndx * shentsize + 24);
-	names_len = fb__rd64(table + (size_t)shstrndx * shentsize + 32);
-	if (names_off > r->len || names_len > r->len - names_off) {
-		scan_problem(r->s, r->path, "ELF section names run past the end of the file");
-		return;
-	}
-	names = p + names_off;
-	for (unsigned i = 0; i < shnum; i++) {
-		const uint8_t *sh = table + (size_t)i * shentsize;
-		uint32_t name = fb__rd32(sh), type = fb__rd32(sh + 4);
-		uint64_t flags = fb__rd64(sh + 8), off = fb__rd64(sh + 24), size = fb__rd64(sh + 32);
-		const char *sname = name < names_len &&
-					    memchr(names + name, '\0', (size_t)(names_len - name))
-					? (const char *)names + name
-					: "";
+static void find_containers(struct reader *r)
+{
+	const struct fb_finder finder = {found_container, found_malformed, found_problem, r};
 
-		if (type != SHT_PROGBITS || !size)
-			continue;
-		if (off > r->len || size > r->len - off) {
-			scan_problem(r->s, r->path, "section %s runs past the end of the file", sname);
-			continue;
-		}
-		if (strcmp(sname, ".nv_fatbin") == 0)
-			read_fatbins(r, p + off, (size_t)size);
-		else if ((flags & SHF_ALLOC) && !(flags & SHF_EXECINSTR) &&
-			 strcmp(sname, "__nv_relfatbin") != 0 && strcmp(sname, ".nvFatBinSegment") != 0)
-			search_fatbins(r, p + off, (size_t)size, (size_t)off);
+	if (r->kind == FK_ELF) {
+		r->s->elf_seen++;
+		fb_find_in_elf(r->map, r->len, &finder);
+	} else {
+		fb_find_back_to_back(r->map, r->len, &finder);
 	}
 }
 
@@ -550,12 +484,10 @@ void scan_file(struct scan *s, const char *path, int fd, uint64_t size)
 	}
 	bus_jump = &jump;
 	if (sigsetjmp(jump, 1) == 0) {
-		if (r.kind == FK_ELF)
-			read_host_elf(&r);
+		if (r.kind == FK_ELF || r.kind == FK_FATBIN)
+			find_containers(&r);
 		else if (r.kind == FK_CUBIN)
 			read_cubin(&r);
-		else if (r.kind == FK_FATBIN)
-			read_fatbins(&r, r.map, r.len);
 		else
 			read_ptx(&r);
 	} else {

@@ -1,19 +1,21 @@
 /* Verdicts: what a module, a file and a package do on one GPU, why not, and the fix.
  *
  * A module runs natively with SASS for the GPU, through the driver's JIT with PTX at or
- * below it (the driver's choice: fb_entry_runs), through bf16shim when it is PTX text that
- * its package hands the driver at run time and that the library lowers on its way in
- * (src/ptxload.c: below sm_80, text that mentions bf16), and not at all otherwise.  A file
- * cannot run when none of its modules does; when only some have nothing for the GPU it
- * runs partly, which is how libraries that choose their kernels by GPU (cuBLAS, cuDNN,
- * cuFFT) are built, so that alone is not a failure.  PTX inside a fatbin reaches the driver
- * through the CUDA runtime, which bf16shim does not see today: only the driver's JIT runs
- * it. */
+ * below it (the driver's choice: fb_entry_runs), and through bf16shim when the library
+ * lowers its PTX on its way into the driver: PTX text that its package hands the driver
+ * (src/ptxload.c: below sm_80, text that mentions bf16), or a fatbin whose only code the GPU
+ * could run is PTX for a newer GPU (src/fatload.c: fb_choose_lowering).  With --deep that
+ * PTX is lowered here as the library would lower it, and a module with a kernel the pass
+ * cannot lower is said not to run, naming the kernel.  A file cannot run when none of its
+ * modules does; when only some have nothing for the GPU it runs partly, which is how
+ * libraries that choose their kernels by GPU (cuBLAS, cuDNN, cuFFT) are built, so that alone
+ * is not a failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lower.h"
+#include "modlower.h"
 #include "scan.h"
 
 target_code target_of(const struct fb_entry *e)
@@ -70,9 +72,53 @@ static enum module_verdict judge_text(const struct module_facts *m, int sm, char
 	return MV_SHIM;
 }
 
+/* A fatbin whose PTX for a newer GPU bf16shim lowers (entry e): with --deep, whether every
+ * kernel lowers. */
+static enum module_verdict judge_lowering(const struct module_facts *m,
+					  const struct fb_entry *e, int sm, char *note, size_t len)
+{
+	char target[32], err[200] = "";
+	struct lowered lw;
+	size_t got = 0;
+	char *text;
+	int st;
+
+	if (!m->deep)
+		return MV_SHIM;
+	fb_entry_target(e, target, sizeof target);
+	text = malloc(e->bytes + 1);
+	st = text ? fb_entry_read(m->container, e, text, e->bytes, &got, err, sizeof err)
+		  : FB_ESPACE;
+	if (st == FB_OK)
+		st = modlower_text(text, got, sm, &lw);
+	free(text);
+	if (st == FB_ENOCODEC || st == FB_ECORRUPT || st == FB_EINVAL || st == FB_ESPACE) {
+		snprintf(note, len, "its PTX %s cannot be read: %s", target, err);
+		return MV_NONE;
+	}
+	if (st) {
+		snprintf(note, len, "bf16shim cannot lower its PTX %s (%s)", target,
+			 st == MODLOWER_EOUTSIDE ? "an instruction outside every function"
+						 : ptx_lower_status_name(st));
+		return MV_NONE;
+	}
+	if (lw.nblocked)
+		snprintf(note, len, "kernel %.80s: line %u of its PTX %s: '%s' needs sm_%d and bf16shim "
+			 "cannot lower it (%s)%s", lw.blocked[0].name, lw.blocked[0].line, target,
+			 lw.blocked[0].what, lw.blocked[0].need_sm, lw.blocked[0].why,
+			 lw.nblocked > 1 ? "; and more kernels" : "");
+	free(lw.ptx);
+	for (unsigned i = 0; i < lw.nblocked; i++)
+		free(lw.blocked[i].name);
+	free(lw.blocked);
+	return lw.nblocked ? MV_NONE : MV_SHIM;
+}
+
 enum module_verdict judge_module(const struct module_facts *m, int sm, char *note,
 				 size_t notelen)
 {
+	struct fb_entry newer;
+
 	int ptx = 0, elsewhere = 1;
 
 	for (int i = 0; i < m->nentries; i++)
@@ -87,6 +133,9 @@ enum module_verdict judge_module(const struct module_facts *m, int sm, char *not
 	}
 	if (ptx)
 		return MV_JIT;
+	if (m->container &&
+	    fb_choose_lowering(m->container->base, m->container->size, sm, &newer) >= 0)
+		return judge_lowering(m, &newer, sm, note, notelen);
 	if (m->from_text && !elsewhere)
 		return judge_text(m, sm, note, notelen);
 	return elsewhere ? MV_ELSEWHERE : MV_NONE;

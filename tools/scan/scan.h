@@ -93,6 +93,8 @@ struct module_facts {
 	int mentions_bf16;            /* from_text: the text has bf16 in it */
 	const char *text;             /* from_text, with --deep: the PTX to check */
 	size_t text_len;
+	const struct fb_container *container;  /* a fatbin's: its PTX, read with --deep */
+	int deep;
 };
 enum module_verdict judge_module(const struct module_facts *m, int sm, char *note,
 				 size_t notelen);

@@ -32,6 +32,29 @@ static const struct arch_info {
 	{120, 170, 1, "NVIDIA GeForce RTX 5090"},
 };
 
+/* Parts whose figures differ from their architecture's typical one: SMs, boost clock and
+ * memory clock (kHz, as cuDeviceGetAttribute reports them: half the data rate for GDDR),
+ * memory bus (bits), L2 (bytes).  From NVIDIA's specifications of each card (CUDA cores /
+ * cores per SM, boost clock, memory speed and interface); the default parts of arch_table
+ * are listed too, so that naming one gives the same figures as its architecture alone. */
+static const struct part {
+	const char *name;            /* matched as a substring of the device's name */
+	int sm_count, clock_khz, mem_clock_khz, bus_bits, l2_bytes;
+} parts[] = {
+	/* GeForce RTX 2080 Ti: 4352 cores (68 SMs), 1545 MHz boost, 14 Gbps GDDR6, 352-bit */
+	{"RTX 2080 Ti", 68, 1545000, 7000000, 352, 5632 << 10},
+	/* GeForce GTX 1660: 1408 cores (22 SMs), 1785 MHz boost, 8 Gbps GDDR5, 192-bit */
+	{"GTX 1660", 22, 1785000, 4001000, 192, 1536 << 10},
+	/* Tesla T4: 2560 cores (40 SMs), 1590 MHz boost, 10 Gbps GDDR6 (320 GB/s), 256-bit */
+	{"Tesla T4", 40, 1590000, 5001000, 256, 4 << 20},
+	/* Tesla V100 SXM2: 5120 cores (80 SMs), 1530 MHz boost, HBM2 877 MHz, 4096-bit */
+	{"V100", 80, 1530000, 877000, 4096, 6 << 20},
+	/* Tesla P100 PCIe: 3584 cores (56 SMs), 1329 MHz boost, HBM2 715 MHz, 4096-bit */
+	{"P100", 56, 1328500, 715000, 4096, 4 << 20},
+	/* GeForce GTX 1080: 2560 cores (20 SMs), 1733 MHz boost, 10 Gbps GDDR5X, 256-bit */
+	{"GTX 1080", 20, 1733500, 5005000, 256, 2 << 20},
+};
+
 static sim_device devices[CORE_MAX_DEVICES];
 static int ndevices;
 static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
@@ -89,6 +112,15 @@ static void add_device(const char *spec, size_t len, size_t mem_bytes)
 	d->mem_bytes = mem_bytes;
 	snprintf(d->name, sizeof d->name, "%s", slash && *slash ? slash : ai ? ai->name : "GPU");
 	d->tensor_cores = name_has_tensor_cores(d->name, ai ? ai->tensor_cores && sm >= 70 : 0);
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		if (strstr(d->name, parts[i].name)) {
+			d->sm_count = parts[i].sm_count;
+			d->clock_khz = parts[i].clock_khz;
+			d->mem_clock_khz = parts[i].mem_clock_khz;
+			d->bus_bits = parts[i].bus_bits;
+			d->l2_bytes = parts[i].l2_bytes;
+			break;
+		}
 }
 
 static void devices_init(void)

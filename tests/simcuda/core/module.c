@@ -113,6 +113,11 @@ static void free_module(sim_module *m)
 	free(m);
 }
 
+int sim_module_live(const sim_module *m)
+{
+	return check_module(m) == SIM_OK;
+}
+
 sim_err sim_module_load(const void *image, size_t len, sim_module **out, const char **log)
 {
 	int dev = sim_current_device();

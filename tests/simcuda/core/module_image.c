@@ -236,3 +236,24 @@ sim_err core_module_image(sim_module *m, const void *image, size_t len, int sm, 
 	m->ptx_arch = ptx_target(image, len);
 	return load_ptx(m, image, len, sm, log, loglen);
 }
+
+size_t sim_image_bytes(const void *image, const void **start)
+{
+	uint32_t magic = image ? magic_of(image, 0) : 0;
+
+	*start = image;
+	if (!image)
+		return 0;
+	if (magic == FATBIN_WRAPPER_MAGIC) {
+		const struct wrapper *w = image;
+		if ((w->version != 1 && w->version != 2) || !w->data)
+			return 0;
+		*start = w->data;
+		return fatbin_declared_size(w->data);
+	}
+	if (magic == FATBIN_MAGIC)
+		return fatbin_declared_size(image);
+	if (magic == 0x464c457fu)
+		return cubin_declared_size(image);
+	return strlen(image) + 1;
+}

@@ -119,6 +119,9 @@ typedef struct sim_device {
 	int sm;                    /* major*10+minor */
 	int tensor_cores;          /* 0 for e.g. GTX 16xx (sm_75 without tensor cores) */
 	int sm_count;
+	/* A named part's clocks (kHz), memory bus (bits) and L2 (bytes); 0: the architecture's
+	 * typical part's (the driver's table). */
+	int clock_khz, mem_clock_khz, bus_bits, l2_bytes;
 	size_t mem_bytes;          /* SIMCUDA_MEM_MB, default 1024 */
 	char name[96];
 } sim_device;
@@ -268,6 +271,13 @@ typedef struct sim_function sim_function;
  * module that is not live gives SIM_EHANDLE. */
 SIM_API sim_err sim_module_load(const void *image, size_t len, sim_module **out, const char **log);
 SIM_API sim_err sim_module_unload(sim_module *m);
+/* 1 when m is a live module of a device not reset since it was loaded. */
+SIM_API int sim_module_live(const sim_module *m);
+/* The bytes an image occupies when its length is unknown, as sim_module_load would read them:
+ * a wrapper's container (*start set to it), a container or cubin by their headers, PTX text
+ * with its NUL.  For a caller that copies an image (cuLibraryLoadData without
+ * CU_LIBRARY_BINARY_IS_PRESERVED); 0 when nothing can be read there. */
+SIM_API size_t sim_image_bytes(const void *image, const void **start);
 SIM_API sim_err sim_module_function(sim_module *m, const char *name, sim_function **out);
 /* SIM_ESASS for a variable of a SASS-only module (it is not placed in device memory). */
 SIM_API sim_err sim_module_global(sim_module *m, const char *name, uint64_t *dptr, size_t *bytes);

@@ -65,7 +65,7 @@ static int attribute(const sim_device *d, CUdevice_attribute attr, int *value)
 	case CU_DEVICE_ATTRIBUTE_WARP_SIZE: v = 32; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_PITCH: v = 2147483647; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: v = 65536; break;
-	case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: v = a->clock_khz; break;
+	case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: v = d->clock_khz ? d->clock_khz : a->clock_khz; break;
 	case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: v = 512; break;
 	case CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: v = 1; break;
 	case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: v = d->sm_count; break;
@@ -80,9 +80,11 @@ static int attribute(const sim_device *d, CUdevice_attribute attr, int *value)
 	case CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: v = 512; break;
 	case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: v = 1; break;
 	case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: v = 0x10 + d->ordinal; break;
-	case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: v = a->mem_clock_khz; break;
-	case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: v = a->bus_bits; break;
-	case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: v = a->l2_bytes; break;
+	case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE:
+		v = d->mem_clock_khz ? d->mem_clock_khz : a->mem_clock_khz;
+		break;
+	case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: v = d->bus_bits ? d->bus_bits : a->bus_bits; break;
+	case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: v = d->l2_bytes ? d->l2_bytes : a->l2_bytes; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: v = a->threads_per_sm; break;
 	case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: v = 2; break;
 	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: v = 1; break;

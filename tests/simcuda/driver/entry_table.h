@@ -194,6 +194,19 @@
 	E(cuModuleGetFunction, 2000, cuModuleGetFunction) \
 	E(cuModuleGetGlobal, 2000, cuModuleGetGlobal) \
 	E(cuModuleGetGlobal, 3020, cuModuleGetGlobal_v2) \
+	E(cuLibraryLoadData, 12000, cuLibraryLoadData) \
+	E(cuLibraryUnload, 12000, cuLibraryUnload) \
+	E(cuLibraryGetModule, 12000, cuLibraryGetModule) \
+	E(cuLibraryGetKernel, 12000, cuLibraryGetKernel) \
+	E(cuKernelGetFunction, 12000, cuKernelGetFunction) \
+	E(cuLibraryGetGlobal, 12000, cuLibraryGetGlobal) \
+	E(cuLibraryGetManaged, 12000, cuLibraryGetManaged) \
+	E(cuLinkCreate, 5050, cuLinkCreate) \
+	E(cuLinkCreate, 6050, cuLinkCreate_v2) \
+	E(cuLinkAddData, 5050, cuLinkAddData) \
+	E(cuLinkAddData, 6050, cuLinkAddData_v2) \
+	E(cuLinkComplete, 5050, cuLinkComplete) \
+	E(cuLinkDestroy, 5050, cuLinkDestroy) \
 	E(cuFuncGetAttribute, 2020, cuFuncGetAttribute) \
 	E(cuFuncSetAttribute, 9000, cuFuncSetAttribute) \
 	E(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, \

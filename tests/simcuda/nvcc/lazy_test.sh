@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Registration is cheap and lazy: nvcc's code registers its fatbin and kernels at load, and
-# the runtime hands the image to the driver only at the first use on a device, once.
+# the runtime hands the image to the driver (cuLibraryLoadData) only at its first use, once.
 # Usage: lazy_test.sh PROGRAM   (LD_LIBRARY_PATH names the simulated stack)
 set -u
 app=$1
@@ -11,8 +11,8 @@ SIMCUDA_ARCH=sm_75 SIMCUDA_LOG=$log "$app" --kernels ok --gemm ok >/dev/null 2>&
 first() { grep -n " $1 " "$log" | head -n 1 | cut -d: -f1; }
 reg=$(first __cudaRegisterFatBinary)
 fun=$(first __cudaRegisterFunction)
-load=$(first cuModuleLoadData)
-loads=$(grep -c " cuModuleLoadData " "$log")
+load=$(first cuLibraryLoadData)
+loads=$(grep -c " cuLibraryLoadData " "$log")
 # A call is logged when it returns, after the calls it made: the load belongs to the first
 # application call (depth 0) logged after it, which must be the program's first use of the
 # module (its cudaMemcpyToSymbol).

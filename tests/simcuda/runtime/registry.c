@@ -3,9 +3,15 @@
  * host stub -> device name) and its __device__ / __constant__ / __managed__ variables
  * (__cudaRegisterVar: host shadow -> device name).  Registration only records pointers: a
  * process such as PyTorch registers hundreds of fatbins and thousands of kernels at load and
- * launches few of them, so an image is handed to the driver (cuModuleLoadData, which reads the
- * fatbin and picks the image for the device) at the first launch or symbol access on each
- * device, and a failure to load is remembered for that device. */
+ * launches few of them, so an image is handed to the driver at its first launch or symbol
+ * access, once.
+ *
+ * The driver calls are those of the real runtimes (doc/facts.md, "How libcudart loads a
+ * program's fatbins"): the registered wrapper goes to cuLibraryLoadData with
+ * CU_LIBRARY_BINARY_IS_PRESERVED; then CUDA 13 finds kernels with cuLibraryGetKernel and
+ * cuKernelGetFunction and variables with cuLibraryGetGlobal / cuLibraryGetManaged, while
+ * CUDA 12 takes the device's module (cuLibraryGetModule) and uses cuModuleGetFunction and
+ * cuModuleGetGlobal on it. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +24,10 @@
 enum entity_kind { KERNEL, VARIABLE, MANAGED };
 
 struct image {
-	const void *data;            /* the fatbin container the wrapper points at */
-	struct {
-		CUmodule module;
-		cudaError_t error;       /* a failed load, remembered */
-		unsigned generation;     /* the device's generation it belongs to */
-		int tried;
-	} dev[MAX_DEVICES];
+	const void *wrapper;         /* what nvcc's code registered (NULL: not a wrapper) */
+	CUlibrary library;           /* loaded at the first use on any device */
+	cudaError_t library_error;
+	int library_tried;
 };
 
 /* Per device: the function or global found in the device's module. */
@@ -130,8 +133,8 @@ void **CUDARTAPI __cudaRegisterFatBinary(void *fatCubin)
 	RT_ARG("fatbin", "0x%llx", RT_PTR(fatCubin));
 	/* A wrapper we cannot read leaves data NULL: the first launch fails as an invalid
 	 * image, as the driver would refuse it. */
-	if (img && wrapper && (unsigned)wrapper->magic == FATBINC_MAGIC)
-		img->data = wrapper->data;
+	if (img && wrapper && (unsigned)wrapper->magic == FATBINC_MAGIC && wrapper->data)
+		img->wrapper = wrapper;
 	sim_call_end(&call_, img ? cudaSuccess : cudaErrorMemoryAllocation);
 	/* nvcc's code keeps the handle and passes it back; it never looks inside. */
 	return (void **)img;
@@ -263,23 +266,67 @@ void rt_modules_forget(int dev)
 	}
 }
 
-/* The image's module on dev, loading it on first use; called with load_lock held and the
- * device's context current. */
-static cudaError_t image_module(const struct rt_driver *d, struct image *img, int dev,
-				CUmodule *out)
+/* The image's library, loaded on first use; with load_lock held and a context current. */
+static cudaError_t image_library(const struct rt_driver *d, struct image *img)
 {
-	if (img->dev[dev].generation != generation[dev] || !img->dev[dev].tried) {
-		CUresult st = img->data ? d->cuModuleLoadData(&img->dev[dev].module, img->data)
-					: CUDA_ERROR_INVALID_IMAGE;
-		img->dev[dev].tried = 1;
-		img->dev[dev].generation = generation[dev];
-		img->dev[dev].error = rt_status(st);
+	CUlibraryOption preserved = CU_LIBRARY_BINARY_IS_PRESERVED;
+	void *yes = (void *)(uintptr_t)1;
+
+	if (!img->library_tried) {
+		CUresult st = img->wrapper ? d->cuLibraryLoadData(&img->library, img->wrapper, NULL,
+								  NULL, 0, &preserved, &yes, 1)
+					   : CUDA_ERROR_INVALID_IMAGE;
+		img->library_tried = 1;
+		img->library_error = rt_status(st);
 		if (st != CUDA_SUCCESS)
-			img->dev[dev].module = NULL;
+			img->library = NULL;
 	}
-	*out = img->dev[dev].module;
-	return img->dev[dev].error;
+	return img->library_error;
 }
+
+/* A lookup's status: a name the image lacks, or the driver's own error (no image for the
+ * device, PTX the JIT refuses: the library retries its module at the next lookup). */
+static cudaError_t lookup_status(CUresult st, cudaError_t not_found)
+{
+	return st == CUDA_ERROR_NOT_FOUND ? not_found : rt_status(st);
+}
+
+#if RT_VERSION >= 13000
+static CUresult find_function(const struct rt_driver *d, CUlibrary lib, const char *name,
+			      CUfunction *f)
+{
+	CUkernel k;
+	CUresult st = d->cuLibraryGetKernel(&k, lib, name);
+
+	return st == CUDA_SUCCESS ? d->cuKernelGetFunction(f, k) : st;
+}
+
+static CUresult find_variable(const struct rt_driver *d, CUlibrary lib, const char *name,
+			      int managed, CUdeviceptr *addr, size_t *bytes)
+{
+	return managed ? d->cuLibraryGetManaged(addr, bytes, lib, name)
+		       : d->cuLibraryGetGlobal(addr, bytes, lib, name);
+}
+#else
+static CUresult find_function(const struct rt_driver *d, CUlibrary lib, const char *name,
+			      CUfunction *f)
+{
+	CUmodule mod;
+	CUresult st = d->cuLibraryGetModule(&mod, lib);
+
+	return st == CUDA_SUCCESS ? d->cuModuleGetFunction(f, mod, name) : st;
+}
+
+static CUresult find_variable(const struct rt_driver *d, CUlibrary lib, const char *name,
+			      int managed, CUdeviceptr *addr, size_t *bytes)
+{
+	CUmodule mod;
+	CUresult st = d->cuLibraryGetModule(&mod, lib);
+
+	(void)managed;
+	return st == CUDA_SUCCESS ? d->cuModuleGetGlobal(addr, bytes, mod, name) : st;
+}
+#endif
 
 static void reapply_attributes(const struct rt_driver *d, const struct rt_entity *k, CUfunction f)
 {
@@ -297,7 +344,6 @@ static cudaError_t place(const struct rt_driver *d, struct rt_entity *e, struct 
 {
 	struct placement *p;
 	cudaError_t err;
-	CUmodule mod;
 	CUresult st;
 	int dev = 0;
 
@@ -321,17 +367,19 @@ static cudaError_t place(const struct rt_driver *d, struct rt_entity *e, struct 
 		pthread_mutex_unlock(&load_lock);
 		return cudaSuccess;
 	}
-	err = image_module(d, e->image, dev, &mod);
+	err = image_library(d, e->image);
 	if (err == cudaSuccess) {
+		CUlibrary lib = e->image->library;
 		memset(p, 0, sizeof *p);
 		if (e->kind == KERNEL) {
-			st = d->cuModuleGetFunction(&p->function, mod, e->name);
-			err = st == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidDeviceFunction : rt_status(st);
+			st = find_function(d, lib, e->name, &p->function);
+			err = lookup_status(st, cudaErrorInvalidDeviceFunction);
 			if (err == cudaSuccess)
 				reapply_attributes(d, e, p->function);
 		} else {
-			st = d->cuModuleGetGlobal(&p->address, &p->bytes, mod, e->name);
-			err = st == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidSymbol : rt_status(st);
+			st = find_variable(d, lib, e->name, e->kind == MANAGED, &p->address,
+					   &p->bytes);
+			err = lookup_status(st, cudaErrorInvalidSymbol);
 			if (err == cudaSuccess && e->managed_slot)
 				*e->managed_slot = (void *)(uintptr_t)p->address;
 		}
@@ -415,13 +463,16 @@ char CUDARTAPI __cudaInitModule(void **fatCubinHandle)
 	pthread_rwlock_unlock(&registry_lock);
 	if (img) {
 		int dev = 0;
-		CUmodule mod;
 		err = rt_current_device(d, &dev);
 		if (err == cudaSuccess && (dev < 0 || dev >= MAX_DEVICES))
 			err = cudaErrorInvalidDevice;
 		if (err == cudaSuccess) {
+			CUmodule mod;
 			pthread_mutex_lock(&load_lock);
-			err = image_module(d, img, dev, &mod);
+			err = image_library(d, img);
+			/* The module itself, so that a device with no image fails here. */
+			if (err == cudaSuccess)
+				err = rt_status(d->cuLibraryGetModule(&mod, img->library));
 			pthread_mutex_unlock(&load_lock);
 		}
 	}

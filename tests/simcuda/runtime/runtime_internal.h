@@ -110,7 +110,12 @@
 	X(cuEventQuery, cuEventQuery) \
 	X(cuEventSynchronize, cuEventSynchronize) \
 	X(cuEventElapsedTime, cuEventElapsedTime_v2) \
-	X(cuModuleLoadData, cuModuleLoadData) \
+	X(cuLibraryLoadData, cuLibraryLoadData) \
+	X(cuLibraryGetKernel, cuLibraryGetKernel) \
+	X(cuKernelGetFunction, cuKernelGetFunction) \
+	X(cuLibraryGetGlobal, cuLibraryGetGlobal) \
+	X(cuLibraryGetManaged, cuLibraryGetManaged) \
+	X(cuLibraryGetModule, cuLibraryGetModule) \
 	X(cuModuleGetFunction, cuModuleGetFunction) \
 	X(cuModuleGetGlobal, cuModuleGetGlobal_v2) \
 	X(cuFuncGetAttribute, cuFuncGetAttribute) \

@@ -1,0 +1,215 @@
+/* The cost model (cost.h): per-architecture throughputs, each path's launches, their bytes
+ * and multiply-adds.  The bytes follow the paths as rewrite/ implements them, launch by
+ * launch; bench/traffic.sh measures the same figures on the simulator. */
+#include "cost.h"
+
+#include <string.h>
+
+/* Multiply-adds a clock per multiprocessor.
+ * fp32 on the CUDA cores: CUDA C++ Programming Guide, "Arithmetic Instructions", throughput of
+ * "32-bit floating-point add, multiply, multiply-add" in results per clock per multiprocessor:
+ * 128 on compute capability 5.x, 6.1, 6.2, 8.6 and newer; 64 on 6.0, 7.x and 8.0.
+ * fp16 on the tensor cores: 8 a multiprocessor, 64 fused multiply-adds a clock each (NVIDIA
+ * Tesla V100 GPU Architecture whitepaper, "Tensor Cores": 512 FMA a clock an SM, 125 TFLOPS
+ * at 1530 MHz on 80 SMs; NVIDIA Turing GPU Architecture whitepaper: the same 8 an SM, 65
+ * TFLOPS fp16 on a T4, and on GeForce RTX 20xx fp16 with fp32 accumulation at half the rate of
+ * fp16 accumulation: 53.8 against 107.6 TFLOPS on an RTX 2080 Ti).  Ampere's: 4 an SM of 256
+ * (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 312 TFLOPS at 1410 MHz on 108 SMs).
+ * bf16 where GEMMs run it without bf16 tensor cores (sm_70, sm_75): measured below half the
+ * speed of fp32 on a T4 (doc/facts.md, "The user's problem"): modeled at half. */
+static int fp32_per_clock(int sm)
+{
+	if (sm == 60 || (sm >= 70 && sm <= 80))
+		return 64;
+	return 128;
+}
+
+static int tensor_per_clock(int sm)
+{
+	return sm >= 80 ? 1024 : sm >= 70 ? 512 : 0;
+}
+
+int cost_tensor_cores(int sm, const char *name)
+{
+	static const char *const without[] = {"GTX 16", "GTX 1650", "GTX 1660"};
+	if (sm < 70)
+		return 0;
+	for (size_t i = 0; name && i < sizeof without / sizeof without[0]; i++)
+		if (strstr(name, without[i]))
+			return 0;
+	return 1;
+}
+
+/* GeForce Turing runs fp16 with fp32 accumulation on its tensor cores at half the rate of the
+ * Tesla, Quadro and TITAN parts (NVIDIA Turing GPU Architecture whitepaper, RTX 2080 Ti:
+ * 53.8 TFLOPS fp16 with fp32 accumulation, 107.6 with fp16 accumulation). */
+struct cost_device cost_device_from(int sm, const char *name, int sm_count, int clock_khz,
+				    int mem_clock_khz, int bus_bits)
+{
+	return (struct cost_device){sm, cost_tensor_cores(sm, name),
+				    sm == 75 && name && strstr(name, "GeForce") != NULL, sm_count,
+				    clock_khz, mem_clock_khz, bus_bits};
+}
+
+int cost_device_known(const struct cost_device *d)
+{
+	return d->sm_count > 0 && d->clock_khz > 0 && d->mem_clock_khz > 0 && d->bus_bits > 0;
+}
+
+double cost_bandwidth(const struct cost_device *d)
+{
+	return 2.0 * d->mem_clock_khz * 1e3 * d->bus_bits / 8;
+}
+
+static double per_second(const struct cost_device *d, int per_clock)
+{
+	return (double)per_clock * d->sm_count * d->clock_khz * 1e3;
+}
+
+double cost_fp32_rate(const struct cost_device *d)
+{
+	return per_second(d, fp32_per_clock(d->sm));
+}
+
+double cost_tensor_rate(const struct cost_device *d)
+{
+	if (!d->tensor_cores)
+		return 0;
+	return per_second(d, tensor_per_clock(d->sm)) / (d->tc_half_rate ? 2 : 1);
+}
+
+double cost_bf16_rate(const struct cost_device *d)
+{
+	if (d->sm < 70)
+		return 0; /* cuBLAS refuses bf16 GEMMs there (doc/facts.md) */
+	if (d->sm >= 80)
+		return per_second(d, tensor_per_clock(d->sm));
+	return cost_fp32_rate(d) / 2;
+}
+
+/* One launch: its bytes over the bandwidth and its multiply-adds over the rate, each slowed
+ * while the launch has fewer blocks than there are multiprocessors, plus the fixed cost. */
+static void launch(const struct cost_device *d, struct cost_estimate *e, double bytes, double fma,
+		   double rate, double blocks)
+{
+	double fill = blocks < d->sm_count ? blocks / d->sm_count : 1, mem, math;
+
+	fill = fill > 0 ? fill : 1.0 / d->sm_count;
+	mem = bytes / (cost_bandwidth(d) * fill);
+	math = fma > 0 ? fma / (rate * fill) : 0;
+	e->us += (mem > math ? mem : math) * 1e6 + COST_LAUNCH_US;
+	e->bytes += bytes;
+	e->fma += fma;
+	e->launches++;
+}
+
+/* Blocks of an element-wise kernel over count elements (256 threads, a few elements each). */
+static double elementwise_blocks(double count)
+{
+	return count / 1024 + 1;
+}
+
+/* A GEMM's blocks: output tiles of 128 x 128, or of 64 or 32 where the larger ones would
+ * leave multiprocessors idle (as cuBLAS's heuristics choose smaller tiles for small
+ * problems). */
+static double gemm_tiles(const struct cost_device *d, const struct cost_gemm *g)
+{
+	double tiles = 0;
+	for (int64_t t = 128; t >= 32; t /= 2) {
+		tiles = (double)((g->m + t - 1) / t) * (double)((g->n + t - 1) / t) * (double)g->batch;
+		if (tiles >= d->sm_count)
+			break;
+	}
+	return tiles;
+}
+
+uint64_t cost_decode_block(uint64_t cols)
+{
+	return 32 * (cols > 1 ? (cols + 1) / 2 : 1);
+}
+
+uint32_t cost_decode_splits(int sm_count, uint64_t blocks, int64_t k, uint64_t cols)
+{
+	uint64_t sms = sm_count > 0 ? (uint64_t)sm_count : 0, s, most, by_bytes;
+
+	if (!sms || !blocks || blocks >= 2 * sms || k <= 0 || !cols)
+		return 1;
+	by_bytes = (uint64_t)k / (20 * cols);
+	most = by_bytes < (uint64_t)k / 256 ? by_bytes : (uint64_t)k / 256;
+	s = (2 * sms + blocks - 1) / blocks;
+	s = s < most ? s : most;
+	return s >= 2 && blocks * s >= sms ? (uint32_t)s : 1;
+}
+
+int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum cost_path p,
+		  struct cost_estimate *e)
+{
+	double m = (double)g->m, n = (double)g->n, k = (double)g->k, b = (double)g->batch;
+	double mk = b * m * k, kn = b * k * n, mn = b * m * n, fma = mn * k, cs = g->c_bytes;
+
+	*e = (struct cost_estimate){0};
+	if (!cost_device_known(d) || g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 0)
+		return 0;
+	switch (p) {
+	case COST_NATIVE:
+		if (!cost_bf16_rate(d))
+			return 0;
+		launch(d, e, 2 * mk + 2 * kn + cs * mn, fma, cost_bf16_rate(d), gemm_tiles(d, g));
+		return 1;
+	case COST_FP32: {
+		/* Casts of A and B to fp32; the fp32 GEMM; the epilogue, unless the GEMM writes an
+		 * fp32 C itself. */
+		int direct = g->c_bytes == 4 && !g->epilogue;
+		launch(d, e, 6 * mk, 0, 1, elementwise_blocks(mk));
+		launch(d, e, 6 * kn, 0, 1, elementwise_blocks(kn));
+		launch(d, e, 4 * mk + 4 * kn + 4 * mn, fma, cost_fp32_rate(d), gemm_tiles(d, g));
+		if (!direct)
+			launch(d, e, 4 * mn + cs * mn, 0, 1, elementwise_blocks(mn));
+		return 1;
+	}
+	case COST_FP16:
+		/* The slices of both operands (one launch), the fp16 GEMM on the tensor cores, the
+		 * tail (its tiles read their words and stop), the epilogue. */
+		if (!cost_tensor_rate(d))
+			return 0;
+		launch(d, e, 4 * mk + 4 * kn + 8 * b * (m + n), 0, 1, elementwise_blocks(mk + kn));
+		launch(d, e, 2 * mk + 2 * kn + 4 * mn, fma, cost_tensor_rate(d), gemm_tiles(d, g));
+		launch(d, e, 8 * b * (m + n), 0, 1, gemm_tiles(d, g));
+		launch(d, e, 4 * mn + cs * mn, 0, 1, elementwise_blocks(mn));
+		return 1;
+	case COST_DECODE: {
+		/* One kernel reading bf16 as stored: the big operand once, the small one once a
+		 * block; with a split k, partial results and the epilogue that adds them. */
+		double big = m > n ? m : n, cols = m > n ? n : m, rows, blocks;
+		uint32_t s;
+		if (cols > 16)
+			return 0;
+		rows = (double)cost_decode_block((uint64_t)cols);
+		blocks = b * (double)(((uint64_t)big + (uint64_t)rows - 1) / (uint64_t)rows);
+		s = cost_decode_splits(d->sm_count, (uint64_t)blocks, g->k, (uint64_t)cols);
+		launch(d, e, 2 * b * big * k + blocks * 2 * k * cols + (s > 1 ? 4 * s : cs) * mn, fma,
+		       cost_fp32_rate(d), blocks * s);
+		if (s > 1)
+			launch(d, e, 4 * s * mn + cs * mn, 0, 1, elementwise_blocks(mn));
+		return 1;
+	}
+	default:
+		return 0;
+	}
+}
+
+const char *cost_path_name(enum cost_path p)
+{
+	static const char *const names[] = {"native", "fp32", "fp16", "decode"};
+	return p >= 0 && p < COST_PATHS ? names[p] : "?";
+}
+
+const struct cost_typical cost_typical[] = {
+	{"1x4096x4096", {1, 4096, 4096, 1, 2, 0}},
+	{"16x4096x4096", {16, 4096, 4096, 1, 2, 0}},
+	{"512x4096x4096", {512, 4096, 4096, 1, 2, 0}},
+	{"4096x4096x4096", {4096, 4096, 4096, 1, 2, 0}},
+	{"128x128x128", {128, 128, 128, 1, 2, 0}},
+	{"P V 64x1024x1024 x16", {64, 1024, 1024, 16, 2, 0}},
+};
+const int cost_ntypical = sizeof cost_typical / sizeof cost_typical[0];

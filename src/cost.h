@@ -1,0 +1,87 @@
+/* The cost model: how long a GEMM takes on a GPU, natively and on each of the shim's paths,
+ * from what the driver reports (multiprocessors, their clock, the memory's clock and bus)
+ * and published per-multiprocessor throughputs.  Pure: no CUDA; the planner asks it where
+ * the architecture alone does not settle the choice, and `bf16shim doctor` and bench/cost
+ * show its figures (as modeled, never as measured).
+ *
+ * A path is a sequence of launches, each taking the longer of its bytes over the memory
+ * bandwidth and its multiply-adds over the units that run them, both scaled down while the
+ * launch has fewer blocks than the GPU has multiprocessors, plus a fixed cost per launch.
+ * The bytes are what each path's kernels and GEMMs move (bench/traffic.sh measures them on
+ * the simulator; a GEMM's own reads are counted once, as if caches served the reuse).  Data
+ * the planner cannot see is assumed ordinary: beta 0, no second fp16 slice. */
+#ifndef BF16SHIM_COST_H
+#define BF16SHIM_COST_H
+
+#include <stdint.h>
+
+struct cost_device {
+	int sm;                      /* major*10+minor (planned: after BF16SHIM_EMULATE_SM) */
+	int tensor_cores;
+	int tc_half_rate;            /* fp16 with fp32 accumulation at half rate (GeForce Turing) */
+	int sm_count, clock_khz;     /* as the driver reports them; 0 if it cannot */
+	int mem_clock_khz, bus_bits;
+};
+
+struct cost_gemm {
+	int64_t m, n, k, batch;
+	int c_bytes;                 /* C's element: 4 (fp32) or 2 */
+	int epilogue;                /* a bias or an activation after the product */
+};
+
+enum cost_path { COST_NATIVE, COST_FP32, COST_FP16, COST_DECODE, COST_PATHS };
+
+struct cost_estimate {
+	double us;                   /* modeled time, microseconds */
+	double bytes, fma;           /* device bytes moved, multiply-adds */
+	int launches;                /* kernels and GEMMs */
+};
+
+/* A device as the model sees it, from its architecture, its name (NULL: the architecture
+ * alone decides) and the driver's figures. */
+struct cost_device cost_device_from(int sm, const char *name, int sm_count, int clock_khz,
+				    int mem_clock_khz, int bus_bits);
+/* Does a part of this architecture and name have tensor cores?  GTX 16xx are sm_75 without
+ * them (doc/facts.md); name NULL: the architecture alone. */
+int cost_tensor_cores(int sm, const char *name);
+
+/* Does the device report what the model needs? */
+int cost_device_known(const struct cost_device *d);
+/* Theoretical memory bandwidth, bytes a second: twice the memory clock (double data rate)
+ * times the bus width in bytes (CUDA C++ Best Practices Guide, "Theoretical Bandwidth
+ * Calculation"). */
+double cost_bandwidth(const struct cost_device *d);
+/* Multiply-adds a second: fp32 on the CUDA cores, fp16 with fp32 accumulation on the tensor
+ * cores (0 without), bf16 as GEMMs run it natively (0 where they cannot). */
+double cost_fp32_rate(const struct cost_device *d);
+double cost_tensor_rate(const struct cost_device *d);
+double cost_bf16_rate(const struct cost_device *d);
+/* Modeled cost of g on path p: 1, or 0 where p cannot run g on d (native bf16 below sm_70,
+ * the fp16 path without tensor cores, the decode path for m and n above 16). */
+int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum cost_path p,
+		  struct cost_estimate *e);
+const char *cost_path_name(enum cost_path p);
+
+/* The decode kernel's split of k (rewrite/decode.c takes the same): enough splits for two
+ * blocks a multiprocessor, where that reaches at least one a multiprocessor, each split 256 of
+ * k or more and the partial results (8 bytes an output a split) within a fifth of the big
+ * operand's bytes.  blocks: the kernel's blocks unsplit; cols: its n (at most 16). */
+uint32_t cost_decode_splits(int sm_count, uint64_t blocks, int64_t k, uint64_t cols);
+/* The decode kernel's rows a block for cols columns (kernels.h, KERNEL_SMALL_BLOCK). */
+uint64_t cost_decode_block(uint64_t cols);
+
+/* The GEMMs `bf16shim doctor` and bench/cost show (C bf16, as PyTorch writes it): token-by-
+ * token decoding (m = 1, 16), a prompt (m = 512), a large square GEMM, a small one, and an
+ * attention layer's P V (sequence 1024, 16 heads of 64). */
+struct cost_typical {
+	const char *label;
+	struct cost_gemm gemm;
+};
+extern const struct cost_typical cost_typical[];
+extern const int cost_ntypical;
+
+/* A launch's fixed cost in the model, microseconds: the GPU's gap between dependent kernels
+ * plus the host's submission, a few microseconds on these GPUs (the GPU suite measures it). */
+#define COST_LAUNCH_US 4.0
+
+#endif

@@ -1,0 +1,13 @@
+/* The disk cache of lowered modules (BF16SHIM_CACHE, BF16SHIM_CACHE_DIR); modlower()
+ * (modlower.h) reads and fills it. */
+#ifndef BF16SHIM_LOWERCACHE_H
+#define BF16SHIM_LOWERCACHE_H
+
+#include <stddef.h>
+
+/* The folder in use, or NULL when the cache is off (set so, or it could not be made). */
+const char *lowercache_folder(void);
+/* The key of ptx lowered for sm by this build of the library, 64 hex digits. */
+void lowercache_key(const char *ptx, size_t len, int sm, char key[65]);
+
+#endif

@@ -1,0 +1,244 @@
+/* The pure parts of lowering a whole module: the functions of a PTX text (ptxfuncs.c:
+ * initialisers, comments, return parameters, nested blocks, declarations), the closure over
+ * what calls what, the text without some functions; modlower_text leaving out the kernels
+ * that cannot be lowered and what needs them, and nothing else; SHA-256 against FIPS 180-4's
+ * vectors; and a bounded fuzz of modlower_text on mutated text (no crash, a terminated
+ * output of the length it says). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "modlower.h"
+#include "ptxfuncs.h"
+#include "sha256.h"
+
+static const char module_text[] =
+	".version 8.0\n"
+	".target sm_80\n"
+	".address_size 64\n"
+	"// .visible .entry commented_out() { ret; }\n"
+	".global .align 4 .b8 table[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n"
+	".extern .func (.param .b32 func_retval0) vprintf(.param .b64 a, .param .b64 b);\n"
+	".func (.param .b32 r) helper(.param .b32 x)\n"
+	"{\n"
+	"\t/* { not a brace */ .reg .b32 %r<2>;\n"
+	"\tredux.sync.add.u32 %r1, %r0, -1;\n"
+	"\tret;\n"
+	"}\n"
+	".func plain_helper()\n"
+	"{\n"
+	"\tret;\n"
+	"}\n"
+	".visible .entry calls_helper(.param .u64 p)\n"
+	".maxntid 128, 1, 1\n"
+	"{\n"
+	"\t.reg .b32 %r<4>;\n"
+	"\t{ // a block of its own\n"
+	"\t.reg .b32 %inner;\n"
+	"\t}\n"
+	"\tcall.uni (%r1), helper, (%r2);\n"
+	"\tret;\n"
+	"}\n"
+	".visible .entry calls_plain()\n"
+	"{\n"
+	"\t.reg .b16 %h<3>;\n"
+	"\t.reg .f32 %f<2>;\n"
+	"\tcvt.rn.bf16.f32 %h1, %f1;\n"
+	"\tcall plain_helper, ();\n"
+	"\tret;\n"
+	"}\n"
+	".visible .entry alone()\n"
+	"{\n"
+	"\t.reg .b32 %r<3>;\n"
+	"\tredux.sync.min.u32 %r1, %r2, -1;\n"
+	"\tret;\n"
+	"}\n";
+
+static long named(const char *text, const struct ptx_funcs *fs, const char *name)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->f[i].name_len == strlen(name) &&
+		    memcmp(text + fs->f[i].name_at, name, fs->f[i].name_len) == 0)
+			return (long)i;
+	return -1;
+}
+
+static void test_functions(void)
+{
+	struct ptx_funcs fs;
+	unsigned char gone[8] = {0};
+	size_t len;
+	char *rest;
+	long helper, plain, k1, k2, k3, vprintf_decl;
+
+	CHECK_EQ_INT(ptxfuncs_parse(module_text, strlen(module_text), &fs), 0, "parse");
+	CHECK_EQ_INT(fs.n, 6, "functions: vprintf, helper, plain_helper and three kernels");
+	vprintf_decl = named(module_text, &fs, "vprintf");
+	helper = named(module_text, &fs, "helper");
+	plain = named(module_text, &fs, "plain_helper");
+	k1 = named(module_text, &fs, "calls_helper");
+	k2 = named(module_text, &fs, "calls_plain");
+	k3 = named(module_text, &fs, "alone");
+	CHECK(vprintf_decl >= 0 && helper >= 0 && plain >= 0 && k1 >= 0 && k2 >= 0 && k3 >= 0,
+	      "every function found by name");
+	if (check_failures)
+		return;
+	CHECK(!fs.f[vprintf_decl].body && !fs.f[vprintf_decl].entry, "vprintf: a declaration");
+	CHECK(fs.f[helper].body && !fs.f[helper].entry, "helper: a device function");
+	CHECK(fs.f[k1].body && fs.f[k1].entry, "calls_helper: a kernel");
+	CHECK_EQ_INT(fs.f[helper].first_line, 7, "helper's first line");
+	CHECK_EQ_INT(fs.f[helper].last_line, 12, "helper's last line");
+	CHECK_EQ_INT(ptxfuncs_at_line(&fs, 10), helper, "line 10 is in helper");
+	CHECK_EQ_INT(ptxfuncs_at_line(&fs, 5), -1, "line 5 is a variable");
+	CHECK_EQ_INT(ptxfuncs_at_line(&fs, 22), k1, "line 22, in a nested block, is in calls_helper");
+
+	gone[helper] = 1;
+	CHECK_EQ_INT(ptxfuncs_close(module_text, &fs, gone), 0, "close");
+	CHECK(gone[k1] && !gone[k2] && !gone[k3] && !gone[plain] && !gone[vprintf_decl],
+	      "what calls helper goes with it, and nothing else");
+	rest = ptxfuncs_drop(module_text, strlen(module_text), &fs, gone, &len);
+	CHECK(rest && len == strlen(rest), "drop: a terminated text of its length");
+	CHECK(rest && !strstr(rest, "calls_helper") && !strstr(rest, "redux.sync.add") &&
+		      strstr(rest, "calls_plain") && strstr(rest, "table[8] = {1, 2, 3") &&
+		      strstr(rest, "vprintf") && strstr(rest, ".visible .entry alone()"),
+	      "drop: helper and calls_helper out, the rest byte for byte: %s", rest);
+	free(rest);
+	ptxfuncs_free(&fs);
+}
+
+/* A kernel right after the module's directives, a debug section after it: leaving the kernel
+ * out keeps the directives, and the section is not a function. */
+static void test_directives(void)
+{
+	static const char text[] =
+		".version 8.0\n.target sm_80\n.address_size 64\n\n"
+		"\t// .globl\tfirst\n"
+		".visible .entry first()\n{\n\tret;\n}\n"
+		".visible .entry second()\n{\n\tret;\n}\n"
+		".section .debug_abbrev\n{\n.b8 17\n}\n";
+	struct ptx_funcs fs;
+	unsigned char gone[4] = {1, 0, 0, 0};
+	size_t len;
+	char *rest;
+
+	CHECK_EQ_INT(ptxfuncs_parse(text, strlen(text), &fs), 0, "parse");
+	CHECK_EQ_INT(fs.n, 2, "two kernels, the section is none");
+	CHECK_EQ_INT(fs.n ? fs.f[0].first_line : 0, 6, "the first kernel starts at its own line");
+	rest = fs.n == 2 ? ptxfuncs_drop(text, strlen(text), &fs, gone, &len) : NULL;
+	CHECK(rest && strstr(rest, ".version 8.0\n.target sm_80\n.address_size 64\n") &&
+		      !strstr(rest, "entry first") && strstr(rest, "entry second") &&
+		      strstr(rest, ".debug_abbrev"),
+	      "the directives stay: %s", rest);
+	free(rest);
+	ptxfuncs_free(&fs);
+}
+
+static void test_modlower(void)
+{
+	struct lowered lw;
+	int st = modlower_text(module_text, sizeof module_text + 7, 75, &lw);   /* NUL padding */
+
+	CHECK_EQ_INT(st, 0, "modlower_text");
+	if (st)
+		return;
+	CHECK_EQ_INT(lw.nblocked, 2, "two kernels left out");
+	CHECK(lw.nblocked == 2 && ((!strcmp(lw.blocked[0].name, "calls_helper") &&
+				    !strcmp(lw.blocked[1].name, "alone")) ||
+				   (!strcmp(lw.blocked[1].name, "calls_helper") &&
+				    !strcmp(lw.blocked[0].name, "alone"))),
+	      "the kernels that need redux.sync: %s, %s", lw.blocked[0].name,
+	      lw.nblocked > 1 ? lw.blocked[1].name : "");
+	for (unsigned i = 0; i < lw.nblocked; i++) {
+		const struct blocked_kernel *b = &lw.blocked[i];
+		if (!strcmp(b->name, "alone"))
+			CHECK(!strcmp(b->what, "redux.sync.min.u32") && b->need_sm == 80 &&
+				      b->line == 38, "alone: its own instruction and line (%s, %u)",
+			      b->what, b->line);
+		else
+			CHECK(!strcmp(b->what, "(a device function it calls)"),
+			      "calls_helper: through helper (%s)", b->what);
+	}
+	CHECK(strstr(lw.ptx, ".target sm_75") && strstr(lw.ptx, "calls_plain") &&
+		      strstr(lw.ptx, "plain_helper") && !strstr(lw.ptx, "redux") &&
+		      !strstr(lw.ptx, "\tcvt.rn.bf16.f32") && !strstr(lw.ptx, "calls_helper"),
+	      "the lowered text: %s", lw.ptx);
+	CHECK_EQ_INT(lw.instructions, 1, "one cvt lowered");
+	CHECK(lw.len == strlen(lw.ptx), "its length");
+	free(lw.ptx);
+	for (unsigned i = 0; i < lw.nblocked; i++)
+		free(lw.blocked[i].name);
+	free(lw.blocked);
+}
+
+static void test_sha256(void)
+{
+	static const struct {
+		const char *in, *out;
+	} v[] = {
+		{"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+		{"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+		{"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		 "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+	};
+	char hex[65];
+	char *million = malloc(1000000);
+	struct sha256 c;
+	uint8_t d[32];
+
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		sha256_hex(v[i].in, strlen(v[i].in), hex);
+		CHECK(!strcmp(hex, v[i].out), "sha256(\"%s\") = %s", v[i].in, hex);
+	}
+	/* A million 'a', fed in uneven pieces. */
+	memset(million, 'a', 1000000);
+	sha256_init(&c);
+	for (size_t at = 0, k = 1; at < 1000000; at += k, k = k * 7 % 1000 + 1)
+		sha256_update(&c, million + at, at + k > 1000000 ? 1000000 - at : k);
+	sha256_final(&c, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	CHECK(!strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
+	      "sha256 of a million a: %s", hex);
+	free(million);
+}
+
+/* Mutated copies of the module: any bytes must be taken without a crash. */
+static void fuzz_modlower(unsigned rounds)
+{
+	static const char bits[] = "{}();/*\n\"\\.entry .func redux.sync.add.u32 cvt.rn.bf16.f32 ";
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t n = sizeof module_text - 1;
+	char *text = malloc(n + 64);
+
+	for (unsigned r = 0; r < rounds; r++) {
+		struct lowered lw;
+		size_t len = n;
+		memcpy(text, module_text, n);
+		for (int k = 0; k < 1 + (int)(r % 6); k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			if (x % 5 == 0)
+				len = (size_t)(x >> 20) % (len + 1);          /* cut */
+			else if (len)
+				text[(x >> 8) % len] = bits[(x >> 40) % (sizeof bits - 1)];
+		}
+		if (modlower_text(text, len, 61 + (int)(r % 3) * 7, &lw) == 0) {
+			CHECK(lw.ptx && lw.len == strlen(lw.ptx), "round %u: output length", r);
+			free(lw.ptx);
+			for (unsigned i = 0; i < lw.nblocked; i++)
+				free(lw.blocked[i].name);
+			free(lw.blocked);
+		}
+	}
+	free(text);
+}
+
+int main(void)
+{
+	test_functions();
+	test_directives();
+	test_modlower();
+	test_sha256();
+	fuzz_modlower(3000);
+	CHECK_DONE("modlower_test");
+}
