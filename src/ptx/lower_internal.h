@@ -264,6 +264,8 @@ int ptxl_build_neg_abs(iseq *S, const pinst *I, const pmods *M);
 int ptxl_build_setp(iseq *S, const pinst *I, const pmods *M);
 int ptxl_build_set(iseq *S, const pinst *I, const pmods *M);
 int ptxl_build_approx(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_cvt_f16x2(const pinst *I, const lctx *ctx);   /* rules_sm80.c's row */
+int ptxl_build_cvt_f16x2(iseq *S, const pinst *I, const pmods *M);
 
 /* ---- emit_mma.c, emit_wmma.c, emit_matrix.c, emit_async.c, emit_sync.c, emit_atom.c,
  * emit_hint.c: the Ampere families (rules_sm80.c) ---- */

@@ -12,7 +12,8 @@ typedef struct sm80_rule {
 	int sm;                /* what the instruction needs when need() does not say; 0: a
 				  form need() does not know is left to the rows after */
 	/* The architecture this form needs, or 0 when the builder has no rewrite for it
-	 * (then it is reported when sm is above the target). */
+	 * (then it is reported when sm is above the target), or -sm: no rewrite, and the
+	 * form needs sm. */
 	int (*need)(const pinst *I, const lctx *ctx);
 	build_fn build;
 } sm80_rule;
@@ -65,6 +66,7 @@ static const sm80_rule rules[] = {
 	{ "red", PTX_LK_HINT, 0, ptxl_need_hint, ptxl_build_hint },
 	{ "atom", PTX_LK_ATOM, 0, ptxl_need_atom, ptxl_build_atom },
 	{ "red", PTX_LK_ATOM, 0, ptxl_need_atom, ptxl_build_atom },
+	{ "cvt", PTX_LK_CVT_SM80, 0, ptxl_need_cvt_f16x2, ptxl_build_cvt_f16x2 },
 	{ "ld", PTX_LK_HINT, 0, ptxl_need_hint, ptxl_build_hint },
 	{ "st", PTX_LK_HINT, 0, ptxl_need_hint, ptxl_build_hint },
 	{ "prefetch", PTX_LK_HINT, 0, ptxl_need_hint, ptxl_build_hint },
@@ -84,11 +86,13 @@ int ptxl_match_sm80(const pinst *I, const lctx *ctx, pmatch *m)
 		if (r->kind < 0)
 			return -1;
 		int need = r->need ? r->need(I, ctx) : 0;
-		if (!need && !r->sm)
+		int sm = need < 0 ? -need : r->sm;   /* -sm: the row's form, with no rewrite */
+		need = need < 0 ? 0 : need;
+		if (!need && !sm)
 			continue;
 		m->kind = r->kind;
 		m->build = need ? r->build : NULL;
-		m->need_sm = need ? need : r->kind == PTX_LK_MMA ? mma_other_sm(I) : r->sm;
+		m->need_sm = need ? need : r->kind == PTX_LK_MMA ? mma_other_sm(I) : sm;
 		m->mods.ctx = ctx;
 		if (m->need_sm <= ctx->target)
 			return MATCH_NONE;

@@ -6,6 +6,11 @@
 #include "ptx.h"
 #include "simrun.h"
 
+/* Thread-instructions per column (0: originals; 1-3: lowered for sm_75, sm_70, sm_61) and
+ * launches, since the last sim_cost_take(). */
+static uint64_t cost_instr[4], cost_runs[4];
+static int cost_col;
+
 #define BASE 0x7f0000000000ull
 #define SPAN 0x100000000ull       /* each buffer's window: overruns fault */
 
@@ -77,6 +82,10 @@ int sim_run(const char *text, size_t len, int sm, srun *R)
 	if (!k)
 		snprintf(R->err, sizeof(R->err), "no kernel %s", R->kernel);
 	R->instructions = stats.instructions;
+	if (st == 0) {
+		cost_instr[cost_col] += stats.instructions;
+		cost_runs[cost_col]++;
+	}
 	for (int i = 0, b = 0; i < R->nargs; i++) {
 		if (!R->args[i].bytes)
 			continue;
@@ -107,6 +116,14 @@ static void dump(const char *text)
 	}
 }
 
+void sim_cost_take(uint64_t instr[4], uint64_t runs[4])
+{
+	memcpy(instr, cost_instr, sizeof(cost_instr));
+	memcpy(runs, cost_runs, sizeof(cost_runs));
+	memset(cost_instr, 0, sizeof(cost_instr));
+	memset(cost_runs, 0, sizeof(cost_runs));
+}
+
 int sim_lower_run(const char *text, int target, srun *R, char **lowered)
 {
 	dump(text);
@@ -124,7 +141,9 @@ int sim_lower_run(const char *text, int target, srun *R, char **lowered)
 			free(out);
 		return -1;
 	}
+	cost_col = target == 75 ? 1 : target == 70 ? 2 : target == 61 ? 3 : 0;
 	st = sim_run(out, olen, target, R);
+	cost_col = 0;
 	if (lowered)
 		*lowered = out;
 	else

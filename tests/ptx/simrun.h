@@ -1,6 +1,6 @@
 /* simrun.h: runs one kernel of PTX text on the interpreter of tests/simcuda/ptx: the
  * original on simulated sm_80, its lowered text on sm_75, sm_70 and sm_61.  Used by the
- * checks of the Ampere lowerings (test_sm80_*.c) and their cost bench (bench_lower.c). */
+ * checks of the Ampere lowerings (test_sm80_*.c) and their cost table (`ptx_lower_sm80 cost`). */
 #ifndef PTX_TEST_SIMRUN_H
 #define PTX_TEST_SIMRUN_H
 
@@ -35,6 +35,11 @@ int sim_run(const char *text, size_t len, int sm, srun *R);
 /* Lowers text for target, then sim_run on that sm.  A lowering that is not PTX_LOWER_OK
  * fails (-1, R->err names the first issue).  *lowered (may be NULL) receives the text. */
 int sim_lower_run(const char *text, int target, srun *R, char **lowered);
+
+/* The thread-instructions of the successful launches since the last call, and their
+ * number: [0] originals (sim_run), [1..3] texts sim_lower_run lowered for sm_75, sm_70,
+ * sm_61 (other targets count as originals).  Resets them. */
+void sim_cost_take(uint64_t instr[4], uint64_t runs[4]);
 
 /* Deterministic pseudo-random numbers (splitmix64). */
 uint64_t sim_rng(uint64_t *s);

@@ -30,5 +30,6 @@ int test_sm80_redux(int argc, char **argv);
 int test_sm80_atom(int argc, char **argv);
 int test_sm80_wmma(int argc, char **argv);
 int test_sm80_hint(int argc, char **argv);
+int test_sm80_cvt(int argc, char **argv);
 
 #endif

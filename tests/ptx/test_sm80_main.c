@@ -1,8 +1,10 @@
 /* test_sm80_main.c: the checks of the Ampere lowerings on the PTX interpreter;
- * `ptx_lower_sm80 NAME` runs one. */
+ * `ptx_lower_sm80 NAME` runs one, `ptx_lower_sm80 cost` runs them all and prints what the
+ * lowered kernels cost against the originals. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sm80_tests.h"
 
@@ -82,10 +84,52 @@ static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "redux", test_sm80_redux },
 	{ "atom", test_sm80_atom },
 	{ "hint", test_sm80_hint },
+	{ "cvt", test_sm80_cvt },
 };
+
+/* Per family: the thread-instructions per launch of the originals (sm_80; sm_90 for the
+ * bf16 atomics) and of their lowered texts, the same kernels on the same data.  The
+ * checks' own output is silenced; a failed check is said. */
+static int cost_table(void)
+{
+	int failed = 0;
+	printf("%-10s %8s %12s %20s %20s %20s\n", "family", "launches", "sm_80", "sm_75", "sm_70",
+	       "sm_61");
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		uint64_t instr[4], runs[4];
+		sim_cost_take(instr, runs);
+		fflush(stdout);
+		int saved = dup(1);
+		FILE *null = fopen("/dev/null", "w");
+		if (null && saved >= 0)
+			dup2(fileno(null), 1);
+		int before = test_failures;
+		tests[i].fn(1, (char *[]){ (char *)tests[i].name, NULL });
+		fflush(stdout);
+		if (saved >= 0) {
+			dup2(saved, 1);
+			close(saved);
+		}
+		if (null)
+			fclose(null);
+		sim_cost_take(instr, runs);
+		double base = runs[0] ? (double)instr[0] / (double)runs[0] : 0;
+		printf("%-10s %8llu %12.0f", tests[i].name, (unsigned long long)runs[0], base);
+		for (int t = 1; t < 4; t++) {
+			double v = runs[t] ? (double)instr[t] / (double)runs[t] : 0;
+			printf(" %12.0f (%5.2fx)", v, base > 0 ? v / base : 0);
+		}
+		printf("%s\n", test_failures != before ? "  (a check FAILED)" : "");
+		failed |= test_failures != before;
+	}
+	printf("thread-instructions per launch on the PTX interpreter; (x): lowered / original\n");
+	return failed;
+}
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "cost"))
+		return cost_table();
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s TEST\n", argv[0]);
 		return 2;
