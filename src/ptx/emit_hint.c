@@ -10,6 +10,9 @@
  *   applypriority and discard (9.7.9.16-17) change what L2 keeps (discard leaves the
  *   line's contents undefined, of which unchanged is one): nothing.  The forms ptxas 12.4
  *   and 13.0 accept per target were checked with both.  Bit-exact.
+ * nanosleep t (sm_70; PTX ISA 9.7.19.4 nanosleep) sleeps for a duration in [0, 2t] that
+ * the ISA leaves to the hardware: below sm_70, none (spin loops such as libcu++'s barrier
+ * waits, which back off with it, just spin).
  * cp.async and the 16-bit atomics drop their own (emit_async.c, emit_atom.c). */
 #include <string.h>
 
@@ -35,6 +38,8 @@ int ptxl_need_hint(const pinst *I, const lctx *ctx)
 	if (!strcmp(base, "createpolicy") || !strcmp(base, "applypriority") ||
 	    !strcmp(base, "discard"))
 		return 80;
+	if (!strcmp(base, "nanosleep"))
+		return 70;
 	/* a 16-bit atomic the target lacks is emit_atom.c's whole */
 	if ((!strcmp(base, "atom") || !strcmp(base, "red")) && ptxl_need_atom(I, ctx) > ctx->target)
 		return 0;
@@ -55,7 +60,7 @@ int ptxl_build_hint(iseq *S, const pinst *I, const pmods *M)
 		EG(S, "mov.b64", ir_opnd(0), ir_imm(0));
 		return 0;
 	}
-	if (!strcmp(base, "applypriority") || !strcmp(base, "discard"))
+	if (!strcmp(base, "applypriority") || !strcmp(base, "discard") || !strcmp(base, "nanosleep"))
 		return 0;
 	char op[64];
 	size_t n = 0;

@@ -73,6 +73,7 @@ static const sm80_rule rules[] = {
 	{ "createpolicy", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
 	{ "applypriority", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
 	{ "discard", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
+	{ "nanosleep", PTX_LK_HINT, 70, ptxl_need_hint, ptxl_build_hint },
 };
 
 int ptxl_words_prefix(const pinst *I, const char *spec);

@@ -1,7 +1,7 @@
 /* test_sm80_hint.c: cache qualifiers and policies (.L2::cache_hint with its policy operand
  * on ld, st, atom, red and a 16-bit atom; .L2::64B/128B/256B;
  * .L1::evict_last, .L1::no_allocate; prefetch eviction priorities; createpolicy, applypriority,
- * discard), some under a guard: the original on simulated sm_80, the lowered text on sm_75,
+ * discard) and nanosleep (sm_70), some under a guard: the original on simulated sm_80, the lowered text on sm_75,
  * sm_70 and sm_61, every byte the same.  One warp per block: the atomics apply in lane
  * order in both. */
 #include <stdlib.h>
@@ -31,7 +31,8 @@ static const char hint_kernel[] =
 	"\tld.global.L2::cache_hint.L2::128B.u32 %r17, [%rd4+20], %rd8;\n"
 	"\tprefetch.global.L2::evict_last [%rd4];\n\tprefetch.global.L2::evict_normal [%rd4+16];\n"
 	"\t@%p2 applypriority.global.L2::evict_normal [%rd9], 128;\n"
-	"\t@%p2 discard.global.L2 [%rd10], 128;\n\tbar.sync 0;\n"
+	"\t@%p2 discard.global.L2 [%rd10], 128;\n\t@%p1 nanosleep.u32 %r1;\n\tnanosleep.u32 100;\n"
+	"\tbar.sync 0;\n"
 	"\tst.global.L2::cache_hint.u32 [%rd5], %r10, %rd8;\n"
 	"\t@!%p1 st.global.L1::evict_first.u32 [%rd5+4], %r13;\n"
 	"\tst.global.L1::no_allocate.v2.u32 [%rd5+8], {%r11, %r12};\n"
