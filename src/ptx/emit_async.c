@@ -83,14 +83,15 @@ int ptxl_need_cp_async(const pinst *I, const lctx *ctx)
 	return cp_form(I, ctx, &f) ? 0 : 80;
 }
 
-/* ld.global then st.shared of `size` bytes (v4.b32 / v2.b32 / b32). */
+/* ld.global then st.shared of `size` bytes (v4.b32 / v2.b32 / b32); both under the guard:
+ * where it is false the source address may be anything (CUTLASS's predicated copies). */
 static void copy_whole(iseq *S, int size)
 {
 	static const char *const ld[] = { "ld.global.b32", "ld.global.v2.b32", "", "ld.global.v4.b32" };
 	static const char *const st[] = { "st.shared.b32", "st.shared.v2.b32", "", "st.shared.v4.b32" };
 	int n = size / 4;
 	iarg v = ptxl_ir_temps(S, IA_R, n);
-	E(S, ld[n - 1], n > 1 ? ir_tvec(v, n) : v, ir_omem(1, 0));
+	EG(S, ld[n - 1], n > 1 ? ir_tvec(v, n) : v, ir_omem(1, 0));
 	EG(S, st[n - 1], ir_omem(0, 0), n > 1 ? ir_tvec(v, n) : v);
 }
 
@@ -331,7 +332,7 @@ int ptxl_build_mbarrier(iseq *S, const pinst *I, const pmods *M)
 		EG(S, "cvt.u32.u64", ir_opnd(0), t);
 		return 0;
 	default:   /* test_wait, try_wait: has the phase moved on from the state's (parity's)? */
-		E(S, sp(&f, "ld.volatile.shared.u64", "ld.volatile.u64"), t, ir_omem(1, 0));
+		EG(S, sp(&f, "ld.volatile.shared.u64", "ld.volatile.u64"), t, ir_omem(1, 0));
 		E(S, "shr.u64", t, t, ir_imm(42));
 		if (f.parity) {
 			iarg par = ir_r(S), now = ir_r(S);

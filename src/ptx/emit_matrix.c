@@ -100,8 +100,8 @@ int ptxl_build_ldmatrix(iseq *S, const pinst *I, const pmods *M)
 		iarg h = ptxl_ir_temps(S, IA_H, 2), src1 = ir_r(S);
 		E(S, "add.s32", src1, src, ir_imm(1));
 		iarg a0 = row_addr(S, addr, src, !shared, off), a1 = row_addr(S, addr, src1, !shared, off);
-		E(S, ld16, h, ir_mem(a0, 0));
-		E(S, ld16, ir_el(h, 1), ir_mem(a1, 0));
+		EG(S, ld16, h, ir_mem(a0, 0));   /* under the guard, as the other loads */
+		EG(S, ld16, ir_el(h, 1), ir_mem(a1, 0));
 		EG(S, "mov.b32", ir_vec(0, i), ir_tvec(h, 2));
 	}
 	return 0;

@@ -45,7 +45,8 @@ static const char copy_kernel[] =
 	"\tcp.async.ca.shared.global [%rd7+64], [%rd5+64], 16, %p1;\n"
 	"\tcp.async.ca.shared.global [%rd7+80], [%rd5+80], 8, !%p1;\n"
 	"\tcp.async.cg.shared.global.L2::cache_hint.L2::256B [%r7+96], [%rd5+96], 16, %r8, %rd8;\n"
-	"\t@%p1 cp.async.ca.shared.global [%r7+112], [%rd5+112], 8;\n"
+	"\tselp.b64 %rd13, %rd5, 0, %p1;\n"       /* no source where the guard is false */
+	"\t@%p1 cp.async.ca.shared.global [%r7+112], [%rd13+112], 8;\n"
 	"\t@!%p1 cp.async.ca.shared.global [%r7+120], [%rd5+120], 4, %r11;\n"
 	"\tcp.async.commit_group;\n\tcp.async.wait_group 2;\n"
 	"\tld.shared.u32 %r12, [%r7];\n"            /* the first group is complete */
