@@ -40,6 +40,7 @@
 #include "ptx/lower.h"
 #include "ptxfuncs.h"
 #include "sha256.h"
+#include "stat_floor.h"
 
 #define FORMAT "bf16shim lowered module 1\n"
 #define MAX_FILE (PTX_LOWER_MAX_OUTPUT + ((size_t)1 << 20))
@@ -110,7 +111,7 @@ static int make_folder(const char *path)
 	}
 	if (mkdir(p, 0700) && errno != EEXIST)
 		return -1;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode) && access(p, W_OK | X_OK) == 0 ? 0 : -1;
+	return floor_stat(p, &st) == 0 && S_ISDIR(st.st_mode) && access(p, W_OK | X_OK) == 0 ? 0 : -1;
 }
 
 /* Once in the process: the cache is off from here on. */
@@ -191,7 +192,7 @@ static char *slurp(int fd, size_t *len)
 	char *buf;
 	size_t got = 0;
 
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size > MAX_FILE)
+	if (floor_fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size > MAX_FILE)
 		return NULL;
 	buf = malloc((size_t)st.st_size + 1);
 	while (buf && got < (size_t)st.st_size) {

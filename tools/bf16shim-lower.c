@@ -22,6 +22,7 @@
 
 #include "fatbin.h"
 #include "lower.h"
+#include "stat_floor.h"
 #include "lower_modules.h"
 
 static const char *prog = "bf16shim-lower";
@@ -93,7 +94,7 @@ static int compiled_code(const char *path, int target, const char *out_dir, int 
 		close(fd);
 		return -1;
 	}
-	if (fstat(fd, &st) || (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
+	if (floor_fstat(fd, &st) || (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
 							  MAP_FAILED) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
 		close(fd);

@@ -1,6 +1,7 @@
 /* fuzz_config.c: the settings parser (src/config.c) on arbitrary environments.  The input is
- * a presence mask then NUL-separated values for the BF16SHIM_* names in order; the ninth,
- * BF16SHIM_TALLY, past the mask's bits, is set to what follows the others, if anything.  What must
+ * a presence mask then NUL-separated values for the BF16SHIM_* names in order; the names past
+ * the mask's eight bits (BF16SHIM_TALLY, BF16SHIM_CACHE, BF16SHIM_CACHE_DIR) are set, in order,
+ * to what follows the others, if anything.  What must
  * hold: no crash; every value within its documented range (bf16shim.h); a warning for
  * exactly each value not taken, and the returned count equal to the warnings. */
 #include <limits.h>
@@ -12,7 +13,7 @@
 static const char *const names[] = {
 	"BF16SHIM_MODE", "BF16SHIM_PATH", "BF16SHIM_LOG", "BF16SHIM_EMULATE_SM",
 	"BF16SHIM_WORKSPACE_MB", "BF16SHIM_LOG_FILE", "BF16SHIM_CUBLAS", "BF16SHIM_CUBLASLT",
-	"BF16SHIM_TALLY",
+	"BF16SHIM_TALLY", "BF16SHIM_CACHE", "BF16SHIM_CACHE_DIR",
 };
 #define NNAMES (sizeof names / sizeof names[0])
 
@@ -56,7 +57,7 @@ static int field_is(const char *s, const char *const *choices, int value)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const modes[] = {"auto", "force", "off", NULL};
-	static const char *const paths[] = {"auto", "fp16", "fp32", "native", NULL};
+	static const char *const paths[] = {"auto", "fp16", "fp32", "native", "decode", NULL};
 	static const char *const levels[] = {"error", "warn", "info", "debug", NULL};
 	if (size > 4096)
 		return 0;
@@ -92,12 +93,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	      quiet.emulate_sm == cfg.emulate_sm && quiet.workspace_bytes == cfg.workspace_bytes &&
 	      quiet.log_level == cfg.log_level && quiet.log_file == cfg.log_file &&
 	      quiet.cublas_path == cfg.cublas_path && quiet.cublaslt_path == cfg.cublaslt_path &&
-	      quiet.tally == cfg.tally,
+	      quiet.tally == cfg.tally && quiet.cache == cfg.cache &&
+	      quiet.cache_dir == cfg.cache_dir,
 	      "the result depends on warn (mode %d/%d)", (int)quiet.mode, (int)cfg.mode);
 
 	/* Documented ranges. */
 	CHECK(cfg.mode >= MODE_AUTO && cfg.mode <= MODE_OFF, "mode %d", (int)cfg.mode);
-	CHECK(cfg.path >= PATH_AUTO && cfg.path <= PATH_NATIVE, "path %d", (int)cfg.path);
+	CHECK(cfg.path >= PATH_AUTO && cfg.path <= PATH_DECODE, "path %d", (int)cfg.path);
 	CHECK(cfg.log_level >= LOG_ERROR && cfg.log_level <= LOG_DEBUG, "log %d",
 	      (int)cfg.log_level);
 	CHECK(cfg.emulate_sm == 0 || (cfg.emulate_sm >= 30 && cfg.emulate_sm <= 200),
@@ -108,15 +110,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	      (const void *)values[5]);
 	CHECK(cfg.cublas_path == values[6] && cfg.cublaslt_path == values[7], "paths %p %p",
 	      (const void *)cfg.cublas_path, (const void *)cfg.cublaslt_path);
+	CHECK(cfg.cache_dir == values[10], "cache_dir %p, set %p", (const void *)cfg.cache_dir,
+	      (const void *)values[10]);
 
 	/* Per name: unset or empty leaves the default without a word; a warned value leaves the
 	 * default; a taken value is what the field now says. */
 	CHECK(cfg.tally == 0 || cfg.tally == 1, "tally %d", cfg.tally);
-	int defaults[NNAMES] = {MODE_AUTO, PATH_AUTO, LOG_WARN, 0, 256, [8] = 0};
+	CHECK(cfg.cache == 0 || cfg.cache == 1, "cache %d", cfg.cache);
+	int defaults[NNAMES] = {MODE_AUTO, PATH_AUTO, LOG_WARN, 0, 256, [8] = 0, [9] = 1};
 	int now[NNAMES] = {(int)cfg.mode, (int)cfg.path, (int)cfg.log_level, cfg.emulate_sm,
-			   (int)(cfg.workspace_bytes >> 20), [8] = cfg.tally};
+			   (int)(cfg.workspace_bytes >> 20), [8] = cfg.tally, [9] = cfg.cache};
 	for (int i = 0; i < (int)NNAMES; i++) {
-		if (i >= 5 && i < 8)
+		if ((i >= 5 && i < 8) || i == 10)
 			continue; /* the file names, checked above */
 		const char *v = values[i];
 		CHECK(warned[i] <= 1, "%s warned %d times", names[i], warned[i]);

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "scan.h"
+#include "stat_floor.h"
 
 struct seen {
 	dev_t dev;
@@ -134,19 +134,11 @@ static void visit_dir(struct scan *s, const char *path, const struct stat *st, i
 	depth--;
 }
 
-/* stat(2) by its system call: glibc 2.33 made stat a symbol of its own (stat64@GLIBC_2.33),
- * which the glibc 2.28 the helpers run on lacks (src/glibc_floor.h).  newfstatat exists on
- * x86-64 and arm64, where glibc's struct stat is the kernel's. */
-static int stat_path(const char *path, struct stat *st)
-{
-	return (int)syscall(SYS_newfstatat, AT_FDCWD, path, st, 0);
-}
-
 static void walk(struct scan *s, const char *path, int top)
 {
 	struct stat st;
 
-	if (stat_path(path, &st) != 0) {
+	if (floor_stat(path, &st) != 0) {
 		if (errno == ELOOP)
 			scan_problem(s, path, "symbolic link loop: never reaches a file");
 		else if (top || errno != ENOENT)
