@@ -110,3 +110,43 @@ void ptxl_write32(iseq *S, int opnd, iarg r)
 {
 	EG(S, "mov.b32", ir_opnd(opnd), r);
 }
+
+/* t = src + off (off may be negative; immediates print unsigned). */
+static void add_offset(iseq *S, int wide, iarg t, iarg src, long long off)
+{
+	if (off < 0)
+		E(S, wide ? "sub.s64" : "sub.s32", t, src, ir_imm(0ull - (unsigned long long)off));
+	else
+		E(S, wide ? "add.s64" : "add.s32", t, src, ir_imm((uint64_t)off));
+}
+
+int ptxl_addr_temp(iseq *S, const pinst *I, const pmods *M, int opnd, int wide, iarg *out)
+{
+	paddr A;
+	if (opnd >= I->nops || ptxl_addr_parse(I->op[opnd], &A))
+		return -1;
+	int w = A.kind == AB_REG && M->ctx->regs ? ptxl_reg_width(M->ctx->regs, A.base) : 0;
+	iarg t = wide ? ir_d(S) : ir_r(S);
+	if (A.kind == AB_NONE) {
+		E(S, wide ? "mov.b64" : "mov.b32", t, ir_imm((uint64_t)A.off));
+		*out = t;
+		return 0;
+	}
+	if (A.kind == AB_SYM) {
+		if (wide)
+			return -1;   /* a generic address of a variable: cvta of which space? */
+		E(S, "mov.u32", t, ir_obase(opnd));
+	} else if (w == (wide ? RW_64 : RW_32)) {
+		add_offset(S, wide, t, ir_obase(opnd), A.off);
+		*out = t;
+		return 0;
+	} else if (w == RW_64) {
+		E(S, "cvt.u32.u64", t, ir_obase(opnd));   /* a .shared address: 32 bits */
+	} else {
+		return -1;   /* unknown, or a 32-bit register as a generic address */
+	}
+	if (A.off)
+		add_offset(S, wide, t, t, A.off);
+	*out = t;
+	return 0;
+}

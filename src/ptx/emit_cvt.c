@@ -3,6 +3,7 @@
  * is exact, and wider sources (f64, 32/64-bit integers) are rounded to f32 to odd (or in
  * the same directed mode, which composes) before the f32 -> bf16 rounding. */
 #include <stdio.h>
+#include <string.h>
 
 #include "lower_internal.h"
 
@@ -164,5 +165,30 @@ int ptxl_build_cvt_round(iseq *S, const pinst *I, const pmods *M)
 	iarg y = ir_r(S);
 	E(S, op, y, ptxl_bf_widen(S, 1));
 	ptxl_bf_write16(S, 0, ptxl_bf_round(S, y, RND_RN, 0));
+	return 0;
+}
+
+/* cvt.{rn,rz}.f16x2.f32 d, a, b (sm_80; PTX ISA 9.7.9.21): a converted to d's upper half
+ * and b to its lower one, each rounded once as cvt.{rn,rz}.f16.f32 (sm_20) rounds it:
+ * bit-exact.  The .relu and .satfinite forms are reported (-80: no rewrite). */
+int ptxl_need_cvt_f16x2(const pinst *I, const lctx *ctx)
+{
+	(void)ctx;
+	int n = I->nwords;
+	if (n < 4 || strcmp(I->word[n - 2], "f16x2") || strcmp(I->word[n - 1], "f32"))
+		return 0;
+	return n == 4 && (!strcmp(I->word[1], "rn") || !strcmp(I->word[1], "rz")) ? 80 : -80;
+}
+
+int ptxl_build_cvt_f16x2(iseq *S, const pinst *I, const pmods *M)
+{
+	(void)M;
+	if (I->nops != 3)
+		return -1;
+	const char *op = !strcmp(I->word[1], "rz") ? "cvt.rz.f16.f32" : "cvt.rn.f16.f32";
+	iarg h = ptxl_ir_temps(S, IA_H, 2);   /* {low, high} */
+	E(S, op, ir_el(h, 1), ir_opnd(1));
+	E(S, op, h, ir_opnd(2));
+	EG(S, "mov.b32", ir_opnd(0), ir_tvec(h, 2));
 	return 0;
 }

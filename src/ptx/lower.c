@@ -16,8 +16,12 @@ typedef struct work {
 	pinst I;
 	iseq S;
 	pmatch m;
-	char block[32768];
-	char prefix[16];
+	regtab regs;              /* the current function's registers */
+	lctx ctx;
+	unsigned serial;          /* blocks written: names their labels */
+	char lbase[16];           /* a label prefix the input does not use */
+	char prefix[16], lprefix[32];
+	char block[1 << 19];
 } work;
 
 static void put(obuf *B, const char *s, size_t len)
@@ -81,6 +85,15 @@ static void add_issue(struct ptx_lower_report *R, unsigned line, int sm, const c
 	R->n_issues++;
 }
 
+/* A label prefix that no identifier of the input starts with ("$bfl", "$bfl0", ...): the
+ * labels of the blocks share their function's namespace. */
+static void pick_label_base(const char *in, size_t len, char *base, size_t cap)
+{
+	snprintf(base, cap, "$bfl");
+	for (int i = 0; i < 1000 && find(in, len, base); i++)
+		snprintf(base, cap, "$bfl%d", i);
+}
+
 /* ".target sm_80, ..." -> the offset and length of the sm number, 0 if none. */
 static int target_sm(const char *s, size_t n, size_t *at, size_t *len)
 {
@@ -137,7 +150,8 @@ static size_t lower_insn(work *W, const char *s, size_t n, unsigned line, int ta
 				  "statement too long or malformed");
 		return 0;
 	}
-	int r = ptxl_rule_match(&W->I, target, &W->m);
+	(void)target;
+	int r = ptxl_rule_match(&W->I, &W->ctx, &W->m);
 	if (r == MATCH_NONE)
 		return 0;
 	if (r == MATCH_ISSUE) {
@@ -146,9 +160,10 @@ static size_t lower_insn(work *W, const char *s, size_t n, unsigned line, int ta
 	}
 	ptxl_ir_init(&W->S);
 	pick_prefix(&W->I, W->prefix, sizeof(W->prefix));
+	snprintf(W->lprefix, sizeof(W->lprefix), "%s_%u_", W->lbase, W->serial++);
 	size_t k;
 	if (W->m.build(&W->S, &W->I, &W->m.mods) || W->S.overflow ||
-	    !(k = ptxl_ir_print(&W->S, &W->I, W->prefix, W->block, sizeof(W->block)))) {
+	    !(k = ptxl_ir_print(&W->S, &W->I, W->prefix, W->lprefix, W->block, sizeof(W->block)))) {
 		add_issue(R, line, W->m.need_sm, W->I.opcode, "operands not understood");
 		return 0;
 	}
@@ -181,10 +196,30 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 	size_t done = 0;   /* input bytes already in the output */
 	if (!in)
 		in = "";   /* len is 0 */
+	uint8_t *wmma = NULL;   /* per function: its wmma use the explicit layout */
+	int nfunc = ptxl_wmma_prescan(in, len, target, &wmma), func = -1, depth = 0;
+	if (nfunc < 0) {
+		free(W);
+		return PTX_LOWER_ENOMEM;
+	}
+	W->serial = 0;
+	pick_label_base(in, len, W->lbase, sizeof(W->lbase));
+	ptxl_regs_reset(&W->regs);
+	W->ctx = (lctx){ target, &W->regs, 0 };
 	ptxl_scan_init(&S, in, len);
 	while (!B.err && ptxl_scan_next(&S, &st)) {
 		const char *s = in + st.start;
 		size_t n = st.end - st.start, k;
+		if (st.kind == ST_OPEN && depth++ == 0) {
+			func++;
+			W->ctx.wmma_explicit = func < nfunc && wmma[func];
+		} else if (st.kind == ST_CLOSE && depth > 0 && --depth == 0) {
+			ptxl_regs_reset(&W->regs);
+			W->ctx.wmma_explicit = 0;
+		} else if (st.kind == ST_DIRECTIVE && n > 4 && !memcmp(s, ".reg", 4) &&
+			   (s[4] == ' ' || s[4] == '\t' || s[4] == '.')) {
+			ptxl_regs_declare(&W->regs, s, n);
+		}
 		if (st.kind == ST_DIRECTIVE && n >= 7 && !memcmp(s, ".target", 7) &&
 		    (n == 7 || s[7] == ' ' || s[7] == '\t')) {
 			put(&B, in + done, st.start - done);
@@ -199,6 +234,7 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 	put(&B, in + done, len - done);
 	if (!B.err)
 		put(&B, "", 0);
+	free(wmma);
 	free(W);
 	if (B.err) {
 		free(B.p);
@@ -216,6 +252,8 @@ const char *ptx_lower_kind_name(int kind)
 		"cvt.bf16.f32", "cvt.f32.bf16", "cvt bf16<->f16", "cvt.bf16.f64",
 		"cvt.bf16.int", "cvt.int.bf16", "cvt.bf16.bf16", "fma.bf16", "add/sub/mul.bf16",
 		"min/max.bf16", "neg/abs.bf16", "setp/set.bf16", "ex2/tanh.approx.bf16",
+		"mma.sync", "wmma", "ldmatrix/movmatrix", "cp.async", "mbarrier", "redux.sync",
+		"atom/red.bf16", "cache hints", "cvt.f16x2/tf32",
 	};
 	return kind >= 0 && kind < PTX_LK_COUNT ? names[kind] : "?";
 }

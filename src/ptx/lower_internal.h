@@ -49,23 +49,78 @@ typedef struct pinst {
 /* 0: parsed; -1: not an instruction or over the bounds above. */
 int ptxl_insn_parse(pinst *I, const char *s, size_t n);
 
-/* ---- ir.c: the instruction list a rule builds, and its printer ---- */
-enum { IA_NONE, IA_R, IA_H, IA_D, IA_P, IA_IMM, IA_OPND };
+/* ---- opnd.c: register widths, vector and memory operands ---- */
+enum { RW_PRED = 1, RW_16 = 16, RW_32 = 32, RW_64 = 64 };
+#define REGTAB_MAX 256
 
+typedef struct regdecl {
+	char name[40];
+	uint8_t len, param, width;   /* param: "%r<86>" declares %r0..%r85 */
+} regdecl;
+
+/* The registers the current function declares (nested blocks' too). */
+typedef struct regtab {
+	regdecl d[REGTAB_MAX];
+	int n, overflow;
+} regtab;
+
+void ptxl_regs_reset(regtab *T);
+void ptxl_regs_declare(regtab *T, const char *s, size_t n);   /* one ".reg ...;" */
+int ptxl_reg_width(const regtab *T, const char *name);        /* RW_*, 0 if unknown */
+
+int ptxl_vec_len(const char *op);              /* elements of "{a, b}", -1 if not a vector */
+int ptxl_vec_elem(const char *op, int j, const char **s, size_t *len);
+
+enum { AB_NONE, AB_REG, AB_SYM };
+typedef struct paddr {
+	char base[256];        /* register or variable; "" for an absolute address */
+	int kind;              /* AB_* */
+	long long off;
+} paddr;
+/* "[%rd4+16]", "[smem]", "[%r2+-8]", "[64]"; -1 if op is not a memory operand. */
+int ptxl_addr_parse(const char *op, paddr *A);
+
+/* What a rewrite may know beyond its instruction. */
+typedef struct lctx {
+	int target;            /* the sm the output is for */
+	const regtab *regs;    /* the enclosing function's registers */
+	int wmma_explicit;     /* the function's wmma use the layout of emit_wmma.c */
+} lctx;
+
+/* ---- ir.c: the instruction list a rule builds, and its printer ---- */
+enum { IA_NONE, IA_R, IA_H, IA_D, IA_P, IA_IMM, IA_OPND, IA_VEC, IA_OVEC, IA_TVEC, IA_MEM,
+       IA_OMEM, IA_OBASE, IA_LABEL, IA_TEXT };
+
+/* One argument:
+ *   IA_R/H/D/P  temporary i (.b32, .b16, .b64, .pred)
+ *   IA_IMM      the immediate v
+ *   IA_OPND     operand i: part 0 the whole operand, 1/2 the sides of "p|q", 3 without a
+ *               leading '!' 
+ *   IA_VEC      element `part` of the original's vector operand i ("{%f1, %f2}")
+ *   IA_OVEC     "{...}": v elements of the original's vector operand i from element `part`
+ *   IA_TVEC     "{t, t+1, ...}": v temporaries of kind `part` from number i
+ *   IA_MEM      "[t+v]": temporary i of kind `part` (IA_R or IA_D) plus v (signed)
+ *   IA_OMEM     the original's memory operand i with v (signed) added to its offset
+ *   IA_OBASE    the register or variable of the original's memory operand i
+ *   IA_LABEL    label v of the block
+ *   IA_TEXT     the static string at v ("%laneid") */
 typedef struct iarg {
 	uint8_t k;
-	uint8_t part;            /* IA_OPND: 0 whole operand, 1/2 the halves of "p|q" */
-	uint16_t i;              /* temporary number, or operand index */
-	uint64_t v;              /* immediate */
+	uint8_t part;
+	uint16_t i;
+	uint64_t v;
 } iarg;
 
-#define IR_MAX_INSNS 128
-#define IR_MAX_ARGS 5
+#define IR_MAX_INSNS 2048
+#define IR_MAX_ARGS 6
+#define IR_MAX_TEMPS 4000        /* per kind */
 
 typedef struct iinsn {
-	char op[40];             /* mnemonic, e.g. "fma.rz.f32" */
+	char op[64];             /* mnemonic, e.g. "fma.rz.f32"; "" for a label */
 	uint8_t guarded;         /* writes an operand of the original: carries its guard */
+	uint8_t pneg;            /* the predicate below is negated */
 	uint8_t nargs;
+	iarg pred;               /* IA_P: the instruction's own predicate; IA_NONE: none */
 	iarg a[IR_MAX_ARGS];
 } iinsn;
 
@@ -73,11 +128,15 @@ typedef struct iseq {
 	iinsn in[IR_MAX_INSNS];
 	int n;
 	int nr, nh, nd, np;      /* temporaries used: .b32, .b16, .b64, .pred */
+	int nlabels;             /* labels made (a block with labels branches) */
+	int npred;               /* instructions with a predicate of their own */
 	int overflow;            /* a bound was hit: the sequence is unusable */
 } iseq;
 
 void ptxl_ir_init(iseq *S);
 iarg ptxl_ir_temp(iseq *S, int kind);
+/* n consecutive temporaries of a kind: the first; ir_el() reaches the others. */
+iarg ptxl_ir_temps(iseq *S, int kind, int n);
 
 /* New temporaries (.b32, .b16, .b64, .pred), immediates and the original's operands. */
 static inline iarg ir_r(iseq *S) { return ptxl_ir_temp(S, IA_R); }
@@ -86,19 +145,54 @@ static inline iarg ir_d(iseq *S) { return ptxl_ir_temp(S, IA_D); }
 static inline iarg ir_p(iseq *S) { return ptxl_ir_temp(S, IA_P); }
 static inline iarg ir_imm(uint64_t v) { return (iarg){ IA_IMM, 0, 0, v }; }
 static inline iarg ir_opnd(int i) { return (iarg){ IA_OPND, 0, (uint16_t)i, 0 }; }
-/* One side of a "p|q" operand: part 1 is p, part 2 is q. */
+/* One side of a "p|q" operand: part 1 is p, part 2 is q; part 3: "!p" without its '!'. */
 static inline iarg ir_opnd_part(int i, int part)
 {
 	return (iarg){ IA_OPND, (uint8_t)part, (uint16_t)i, 0 };
 }
+/* Element j of the original's vector operand i. */
+static inline iarg ir_vec(int i, int j) { return (iarg){ IA_VEC, (uint8_t)j, (uint16_t)i, 0 }; }
+/* Temporary j of a run made by ptxl_ir_temps(). */
+static inline iarg ir_el(iarg first, int j)
+{
+	first.i = (uint16_t)(first.i + j);
+	return first;
+}
+/* n elements of a list of registers as one operand list "{...}" when they are consecutive
+ * temporaries or consecutive elements of one of the original's operands; IA_NONE if not. */
+iarg ptxl_ir_list(const iarg *regs, int n);
+/* "{first, ..., first+n-1}" */
+static inline iarg ir_tvec(iarg first, int n)
+{
+	return (iarg){ IA_TVEC, first.k, first.i, (uint64_t)n };
+}
+/* "[t+off]" for a temporary address t (.b32 or .b64). */
+static inline iarg ir_mem(iarg t, int64_t off) { return (iarg){ IA_MEM, t.k, t.i, (uint64_t)off }; }
+/* The original's memory operand i, off bytes further. */
+static inline iarg ir_omem(int i, int64_t off) { return (iarg){ IA_OMEM, 0, (uint16_t)i, (uint64_t)off }; }
+static inline iarg ir_obase(int i) { return (iarg){ IA_OBASE, 0, (uint16_t)i, 0 }; }
+static inline iarg ir_text(const char *s) { return (iarg){ IA_TEXT, 0, 0, (uint64_t)(uintptr_t)s }; }
+iarg ptxl_ir_label(iseq *S);                 /* a new label, placed by ptxl_ir_place() */
+void ptxl_ir_place(iseq *S, iarg label);
+
 void ptxl_ir_emit(iseq *S, int guarded, const char *op, const iarg *args, int nargs);
+/* The last instruction emitted runs only where p is true (neg: false). */
+void ptxl_ir_pred(iseq *S, iarg p, int neg);
 #define IR_ARGS(...) (const iarg[]){ __VA_ARGS__ }, (int)(sizeof((iarg[]){ __VA_ARGS__ }) / sizeof(iarg))
 #define E(S, op, ...) ptxl_ir_emit((S), 0, (op), IR_ARGS(__VA_ARGS__))
 #define EG(S, op, ...) ptxl_ir_emit((S), 1, (op), IR_ARGS(__VA_ARGS__))
+#define E0(S, op) ptxl_ir_emit((S), 0, (op), NULL, 0)
+/* E and EG under a predicate of the block: @p (EP) or @!p (EN). */
+#define EP(S, p, op, ...) (E(S, op, __VA_ARGS__), ptxl_ir_pred((S), (p), 0))
+#define EN(S, p, op, ...) (E(S, op, __VA_ARGS__), ptxl_ir_pred((S), (p), 1))
+#define EGP(S, p, op, ...) (EG(S, op, __VA_ARGS__), ptxl_ir_pred((S), (p), 0))
 
-/* Appends the PTX block for S (prefix names the temporaries, e.g. "%bfl_") to out; returns
- * the number of bytes written, or 0 if it does not fit in cap. */
-size_t ptxl_ir_print(const iseq *S, const pinst *I, const char *prefix, char *out, size_t cap);
+/* Appends the PTX block for S to out; prefix names the temporaries ("%bfl_") and lprefix
+ * the labels ("$bfl_3_").  A block that branches, or whose predicated instructions write
+ * the original's destinations, skips itself as a whole where the original's guard is
+ * false.  Returns the number of bytes written, or 0 if it does not fit in cap. */
+size_t ptxl_ir_print(const iseq *S, const pinst *I, const char *prefix, const char *lprefix,
+		     char *out, size_t cap);
 
 /* ---- rules.c: which instructions need lowering, and how ---- */
 enum { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI,
@@ -116,6 +210,7 @@ typedef struct pmods {
 	int ntypes;
 	const char *cmp, *boolop;   /* setp/set: comparison and boolean words */
 	const char *unknown;        /* first word we do not understand, NULL if none */
+	const lctx *ctx;
 } pmods;
 
 typedef int (*build_fn)(iseq *S, const pinst *I, const pmods *M);
@@ -130,7 +225,11 @@ typedef struct pmatch {
 	const char *why;       /* MATCH_ISSUE */
 } pmatch;
 
-int ptxl_rule_match(const pinst *I, int target_sm, pmatch *m);
+int ptxl_rule_match(const pinst *I, const lctx *ctx, pmatch *m);
+/* rules_sm80.c: the Ampere families; -1 when I is none of them. */
+int ptxl_match_sm80(const pinst *I, const lctx *ctx, pmatch *m);
+/* Whether I's opcode starts with the words of spec ("cp.async"). */
+int ptxl_words_prefix(const pinst *I, const char *spec);
 const char *ptxl_rnd_word(int rnd);          /* "rn", "rzi", ... */
 const char *ptxl_type_word(int ty);          /* "s32", ... */
 
@@ -143,6 +242,10 @@ iarg ptxl_f32_or_sticky(iseq *S, iarg z, iarg inexact_pred); /* round to odd: z 
 iarg ptxl_bf_pack(iseq *S, iarg lo, iarg hi);
 void ptxl_bf_write16(iseq *S, int opnd, iarg r);             /* low 16 bits of r -> operand */
 void ptxl_write32(iseq *S, int opnd, iarg r);
+/* The address memory operand opnd ("[%rd4+16]") names, in a new temporary: a .b32 when
+ * wide is 0 (a .shared address: the low 32 bits), a .b64 when 1.  -1 when the register's
+ * width is unknown, or a variable's generic address would be needed. */
+int ptxl_addr_temp(iseq *S, const pinst *I, const pmods *M, int opnd, int wide, iarg *out);
 
 /* ---- emit_cvt.c and emit_arith.c: the rules' builders ---- */
 int ptxl_build_cvt_from_f32(iseq *S, const pinst *I, const pmods *M);
@@ -161,5 +264,47 @@ int ptxl_build_neg_abs(iseq *S, const pinst *I, const pmods *M);
 int ptxl_build_setp(iseq *S, const pinst *I, const pmods *M);
 int ptxl_build_set(iseq *S, const pinst *I, const pmods *M);
 int ptxl_build_approx(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_cvt_f16x2(const pinst *I, const lctx *ctx);   /* rules_sm80.c's row */
+int ptxl_build_cvt_f16x2(iseq *S, const pinst *I, const pmods *M);
+
+/* ---- emit_mma.c, emit_wmma.c, emit_matrix.c, emit_async.c, emit_sync.c, emit_atom.c,
+ * emit_hint.c: the Ampere families (rules_sm80.c) ---- */
+int ptxl_build_mma(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_ldmatrix(const pinst *I, const lctx *ctx);
+int ptxl_build_ldmatrix(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_movmatrix(const pinst *I, const lctx *ctx);
+int ptxl_build_movmatrix(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_cp_async(const pinst *I, const lctx *ctx);
+int ptxl_build_cp_async(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_cp_async_group(const pinst *I, const lctx *ctx);
+int ptxl_need_mbarrier(const pinst *I, const lctx *ctx);
+int ptxl_build_mbarrier(iseq *S, const pinst *I, const pmods *M);
+int ptxl_build_nothing(iseq *S, const pinst *I, const pmods *M);   /* an empty block */
+int ptxl_need_redux(const pinst *I, const lctx *ctx);
+int ptxl_build_redux(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_atom(const pinst *I, const lctx *ctx);
+int ptxl_build_atom(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_hint(const pinst *I, const lctx *ctx);
+int ptxl_build_hint(iseq *S, const pinst *I, const pmods *M);
+/* Per function of the text (in order): 1 if its wmma must use this pass's layout. */
+int ptxl_wmma_prescan(const char *in, size_t len, int target, uint8_t **flags);
+
+/* ---- emit_mma.c: D = A * B + C of the m16n8 mma shapes ---- */
+enum { ET_F16, ET_BF16, ET_TF32 };
+
+/* One m16n8kK product on fragment registers (temporaries or the original's elements). */
+typedef struct mfrag {
+	int et, k;          /* element type of A and B; K: 4, 8 or 16 */
+	int cf16, df16;     /* C / D are two f16x2 registers instead of four f32 */
+	int half_rows;      /* only rows 0-7 exist (wmma m8n32k16): A's odd registers and C
+			       elements 2-3 are zeros, D elements 2-3 are not written */
+	int dguard;         /* D are the original's operands: their writes carry its guard */
+	iarg a[4], b[2], c[4], d[4];
+} mfrag;
+int ptxl_mma_build(iseq *S, const mfrag *F, int target);
+
+/* mma.sync.aligned.m16n8kK.row.col.D.A.B.C with K/types this pass lowers: 0 and *f set. */
+typedef struct mform { int et, k, cf16, df16; } mform;
+int ptxl_mma_form(const pinst *I, mform *f);
 
 #endif

@@ -190,7 +190,7 @@ static int match_arith(const char *base, const pmods *M, int target, pmatch *m)
 	return 0;
 }
 
-static int words_prefix(const pinst *I, const char *spec)
+int ptxl_words_prefix(const pinst *I, const char *spec)
 {
 	int i = 0;
 	const char *p = spec;
@@ -213,12 +213,18 @@ static int has_bf16_type(const pinst *I)
 	return 0;
 }
 
-int ptxl_rule_match(const pinst *I, int target_sm, pmatch *m)
+int ptxl_rule_match(const pinst *I, const lctx *ctx, pmatch *m)
 {
+	int target_sm = ctx->target;
 	memset(m, 0, sizeof(*m));
+	int r = ptxl_match_sm80(I, ctx, m);
+	if (r >= 0)
+		return r;
+	memset(m, 0, sizeof(*m));
+	m->mods.ctx = ctx;
 	if (!has_bf16_type(I)) {
 		for (int i = 0; i < N(arch_only); i++) {
-			if (words_prefix(I, arch_only[i].words)) {
+			if (ptxl_words_prefix(I, arch_only[i].words)) {
 				if (arch_only[i].sm <= target_sm)
 					return MATCH_NONE;
 				m->need_sm = arch_only[i].sm;
@@ -229,6 +235,7 @@ int ptxl_rule_match(const pinst *I, int target_sm, pmatch *m)
 		return MATCH_NONE;
 	}
 	parse_mods(I, &m->mods);
+	m->mods.ctx = ctx;
 	const char *base = I->word[0];
 	int need = 0;
 	if (!m->mods.unknown)

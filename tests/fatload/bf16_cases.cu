@@ -1,8 +1,8 @@
 // bf16 in compiled CUDA C++: cuda_bf16.h arithmetic on __nv_bfloat16 and __nv_bfloat162,
 // __constant__ data, dynamic shared memory past 48 KiB (the opt-in attribute), __device__
-// variables read back with cudaMemcpyFromSymbol, and two kernels the lowering cannot handle
-// today (redux.sync, which needs sm_80, and tanh.approx.f32, which needs sm_75) between the
-// others, in one module.  Built with -arch=sm_80: below sm_80 only its PTX can run, through
+// variables read back with cudaMemcpyFromSymbol, a warp reduction (redux.sync, lowered to
+// shuffles), and two kernels the lowering cannot handle today (cvt.rna.tf32.f32, which
+// needs sm_80, and tanh.approx.f32, which needs sm_75) between the others, in one module.  Built with -arch=sm_80: below sm_80 only its PTX can run, through
 // bf16shim.  Every case is bit-exact against the sm_80 run (harness.h).
 #include <cuda_bf16.h>
 
@@ -150,15 +150,43 @@ static cudaError_t dynamic_shared_optin(std::vector<uint32_t> &out)
 }
 FL_CASE(dynamic_shared_optin, 0);
 
-// ------------------------------------------------------------------ kernels that stay out
-
-// redux.sync (sm_80): no lowering below sm_80 today.
-__global__ void warp_total(const unsigned *x, unsigned *out)
+// redux.sync (sm_80): shuffles below sm_80.  Lanes 0-19 only (a member mask in a
+// register), the minimum and the total.
+__global__ void warp_min_total(const unsigned *x, unsigned *out, unsigned mask)
 {
-	out[threadIdx.x] = __reduce_add_sync(0xffffffffu, x[threadIdx.x]);
+	if (threadIdx.x < 20) {
+		out[threadIdx.x] = __reduce_min_sync(mask, x[threadIdx.x]);
+		out[32 + threadIdx.x] = __reduce_add_sync(mask, x[threadIdx.x]);
+	}
 }
 
-static cudaError_t redux_sum(std::vector<uint32_t> &out)
+static cudaError_t redux_partial(std::vector<uint32_t> &out)
+{
+	unsigned hx[32], *x, *r;
+	for (int i = 0; i < 32; i++)
+		hx[i] = 2654435761u * (i + 3);
+	FL_TRY(cudaMalloc(&x, sizeof hx));
+	FL_TRY(cudaMalloc(&r, 2 * sizeof hx));
+	FL_TRY(cudaMemset(r, 0, 2 * sizeof hx));
+	FL_TRY(cudaMemcpy(x, hx, sizeof hx, cudaMemcpyHostToDevice));
+	warp_min_total<<<1, 32>>>(x, r, 0xfffffu);
+	FL_LAUNCHED();
+	return fl_collect(out, r, 64);
+}
+FL_CASE(redux_partial, 0);
+
+// ------------------------------------------------------------------ kernels that stay out
+
+// cvt.rna.tf32.f32 (sm_80; what wmma's __float_to_tf32 emits): no lowering below sm_80
+// today.  The warp's total, as a tf32.
+__global__ void warp_total(const unsigned *x, unsigned *out)
+{
+	unsigned r;
+	asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"((float)__reduce_add_sync(0xffffffffu, x[threadIdx.x])));
+	out[threadIdx.x] = r;
+}
+
+static cudaError_t tf32_total(std::vector<uint32_t> &out)
 {
 	unsigned hx[32], *x, *r;
 	for (int i = 0; i < 32; i++)
@@ -170,7 +198,7 @@ static cudaError_t redux_sum(std::vector<uint32_t> &out)
 	FL_LAUNCHED();
 	return fl_collect(out, r, 32);
 }
-FL_CASE(redux_sum, 0);
+FL_CASE(tf32_total, 0);
 
 // tanh.approx.f32 (sm_75): no lowering below sm_75.
 __global__ void fast_tanh(const __nv_bfloat16 *x, __nv_bfloat16 *out)

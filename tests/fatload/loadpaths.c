@@ -82,12 +82,16 @@ static void run_scale(CUfunction f)
 
 static void run_total(CUfunction f)
 {
-	unsigned x[32], y[32], want = 0;
+	unsigned x[32], y[32], sum = 0, want;
+	float fs;
 	CUdeviceptr dx, dy;
 	void *params[] = {&dx, &dy};
 
 	for (int i = 0; i < 32; i++)
-		want += x[i] = 1000u * i + 7;
+		sum += x[i] = 1000u * i + 7;
+	fs = (float)sum;   /* exact; then to tf32, to nearest with ties away (cvt.rna) */
+	memcpy(&want, &fs, 4);
+	want = (want + 0x1000u) & 0xffffe000u;
 	if (cuMemAlloc(&dx, sizeof x) || cuMemAlloc(&dy, sizeof y) || cuMemcpyHtoD(dx, x, sizeof x))
 		exit(2);
 	CHECK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL) == CUDA_SUCCESS &&

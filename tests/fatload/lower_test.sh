@@ -31,7 +31,7 @@ for f in "$plain" "$lz4" "$zstd"; do
 	grep -q "^\.target sm_75" "$ptx" || fail "$f: the lowered PTX does not target sm_75"
 	grep -q "\.entry scale_bf16" "$ptx" || fail "$f: scale_bf16 missing from the lowered PTX"
 	! grep -q "warp_total" "$ptx" || fail "$f: warp_total is still in the lowered PTX"
-	grep -q "kernel warp_total cannot be lowered: line [0-9]*: 'redux.sync.add.u32' needs sm_80" \
+	grep -q "kernel warp_total cannot be lowered: line [0-9]*: 'cvt.rna.tf32.f32' needs sm_80" \
 		"$tmp/out" || fail "$f: warp_total not named with its instruction"
 	if [ -x "$ptxas" ]; then
 		"$ptxas" --gpu-name sm_75 "$ptx" -o "$tmp/o/out.cubin" ||

@@ -1,23 +1,8 @@
 /* test_main.c: the lowering pass's unit tests; `ptx_lower_tests NAME [ARGS]` runs one. */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests.h"
-
-int test_failures;
-
-void test_fail(const char *file, int line, const char *fmt, ...)
-{
-	if (test_failures++ >= 20)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	printf("FAIL %s:%d: ", file, line);
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-}
 
 const char *const rnd_names[5] = { "", "rn", "rz", "rm", "rp" };
 

@@ -5,20 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "check.h"
 #include "exact.h"
 #include "seqeval.h"
-
-extern int test_failures;
-
-/* Reports a failure (at most 20 lines per test) and counts it. */
-void test_fail(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-#define FAIL(...) test_fail(__FILE__, __LINE__, __VA_ARGS__)
-#define CHECK(cond, ...) do { if (!(cond)) FAIL(__VA_ARGS__); } while (0)
-#define CHECK_EQ(got, want, ...) do { \
-	unsigned long long g_ = (unsigned long long)(got), w_ = (unsigned long long)(want); \
-	if (g_ != w_) { FAIL(__VA_ARGS__); printf("    got 0x%llx, want 0x%llx\n", g_, w_); } \
-} while (0)
 
 /* A statement lowered once and run on batches of lanes. */
 typedef struct runner {

@@ -93,7 +93,7 @@ expected = {
     "default_size.fatbin": sm75_ptx75,
     # sm_90a: exactly 9.0; its PTX compute_90 (beside compute_90a) lowers for older GPUs
     "sm90a.fatbin": [S, S, S, S, S, N],
-    # SASS sm_80 + PTX compute_80, a kernel with redux.sync: lowered, on trust
+    # SASS sm_80 + PTX compute_80, a kernel with cvt.rna.tf32.f32: lowered, on trust
     "driver_kernels_plain.fatbin": [S, S, S, N, N, J],
     "rmsnorm.ptx": [S, S, S, J, J, J],   # bf16 PTX for sm_80, lowered below it
     "mma_bf16.ptx": [S, S, S, J, J, J],  # without --deep, the bf16 is taken on trust
@@ -146,8 +146,7 @@ for n in ["none", "lz4", "zstd", "default", "all", "sm80", "ptx75", "mixed"]:
     check(deep_files["libk_" + n + ".so"]["kernels"] == 2, n + ": 2 kernels with --deep",
           deep_files["libk_" + n + ".so"]["kernels"])
 mma = deep_files["mma_bf16.ptx"]["gpus"]["sm_75"]
-check(mma["verdict"] == X and "mma" in (mma["note"] or "") and "line" in (mma["note"] or ""),
-      "--deep: bf16 mma cannot be lowered", mma)
+check(mma["verdict"] == S and not mma["note"], "--deep: bf16 mma is lowered", mma)
 check(deep_files["rmsnorm.ptx"]["gpus"]["sm_61"]["verdict"] == S, "--deep: rmsnorm lowers",
       deep_files["rmsnorm.ptx"]["gpus"]["sm_61"])
 for a in ["sm_61", "sm_70"]:
@@ -155,7 +154,7 @@ for a in ["sm_61", "sm_70"]:
           "--deep: a fatbin's PTX compute_75 lowers for " + a, deep_files["libk_none.so"]["gpus"][a])
 redux = deep_files["driver_kernels_plain.fatbin"]["gpus"]["sm_75"]
 check(redux["verdict"] == X and "warp_total" in (redux["note"] or "") and
-      "redux.sync" in (redux["note"] or ""),
+      "cvt.rna.tf32.f32" in (redux["note"] or ""),
       "--deep: a fatbin kernel that cannot be lowered, named", redux)
 check("compute_80 is newer than" in (redux["why"] or ""), "why: PTX newer", redux["why"])
 

@@ -23,7 +23,7 @@ static const char module_text[] =
 	".func (.param .b32 r) helper(.param .b32 x)\n"
 	"{\n"
 	"\t/* { not a brace */ .reg .b32 %r<2>;\n"
-	"\tredux.sync.add.u32 %r1, %r0, -1;\n"
+	"\tcvt.rna.tf32.f32 %r1, %r0;\n"
 	"\tret;\n"
 	"}\n"
 	".func plain_helper()\n"
@@ -51,7 +51,7 @@ static const char module_text[] =
 	".visible .entry alone()\n"
 	"{\n"
 	"\t.reg .b32 %r<3>;\n"
-	"\tredux.sync.min.u32 %r1, %r2, -1;\n"
+	"\tcvt.rn.relu.f16x2.f32 %r1, %r2, %r2;\n"
 	"\tret;\n"
 	"}\n";
 
@@ -99,7 +99,7 @@ static void test_functions(void)
 	      "what calls helper goes with it, and nothing else");
 	rest = ptxfuncs_drop(module_text, strlen(module_text), &fs, gone, &len);
 	CHECK(rest && len == strlen(rest), "drop: a terminated text of its length");
-	CHECK(rest && !strstr(rest, "calls_helper") && !strstr(rest, "redux.sync.add") &&
+	CHECK(rest && !strstr(rest, "calls_helper") && !strstr(rest, "cvt.rna.tf32") &&
 		      strstr(rest, "calls_plain") && strstr(rest, "table[8] = {1, 2, 3") &&
 		      strstr(rest, "vprintf") && strstr(rest, ".visible .entry alone()"),
 	      "drop: helper and calls_helper out, the rest byte for byte: %s", rest);
@@ -150,12 +150,12 @@ static void test_modlower(void)
 				    !strcmp(lw.blocked[1].name, "alone")) ||
 				   (!strcmp(lw.blocked[1].name, "calls_helper") &&
 				    !strcmp(lw.blocked[0].name, "alone"))),
-	      "the kernels that need redux.sync: %s, %s", lw.blocked[0].name,
+	      "the kernels that need sm_80 instructions the pass does not lower: %s, %s", lw.blocked[0].name,
 	      lw.nblocked > 1 ? lw.blocked[1].name : "");
 	for (unsigned i = 0; i < lw.nblocked; i++) {
 		const struct blocked_kernel *b = &lw.blocked[i];
 		if (!strcmp(b->name, "alone"))
-			CHECK(!strcmp(b->what, "redux.sync.min.u32") && b->need_sm == 80 &&
+			CHECK(!strcmp(b->what, "cvt.rn.relu.f16x2.f32") && b->need_sm == 80 &&
 				      b->line == 38, "alone: its own instruction and line (%s, %u)",
 			      b->what, b->line);
 		else
@@ -163,7 +163,7 @@ static void test_modlower(void)
 			      "calls_helper: through helper (%s)", b->what);
 	}
 	CHECK(strstr(lw.ptx, ".target sm_75") && strstr(lw.ptx, "calls_plain") &&
-		      strstr(lw.ptx, "plain_helper") && !strstr(lw.ptx, "redux") &&
+		      strstr(lw.ptx, "plain_helper") && !strstr(lw.ptx, "tf32") && !strstr(lw.ptx, "relu.f16x2") &&
 		      !strstr(lw.ptx, "\tcvt.rn.bf16.f32") && !strstr(lw.ptx, "calls_helper"),
 	      "the lowered text: %s", lw.ptx);
 	CHECK_EQ_INT(lw.instructions, 1, "one cvt lowered");
@@ -209,7 +209,7 @@ static void test_sha256(void)
 /* Mutated copies of the module: any bytes must be taken without a crash. */
 static void fuzz_modlower(unsigned rounds)
 {
-	static const char bits[] = "{}();/*\n\"\\.entry .func redux.sync.add.u32 cvt.rn.bf16.f32 ";
+	static const char bits[] = "{}();/*\n\"\\.entry .func cvt.rna.tf32.f32 cvt.rn.bf16.f32 ";
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	size_t n = sizeof module_text - 1;
 	char *text = malloc(n + 64);

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # CUTLASS's GEMMs on the simulated tensor cores (cutlass_gemm.cu, cute_gemm.cu): builds them
 # once per content (build.sh, cached), then runs the compute_75 build on sm_75 and sm_80 and
-# the compute_80 builds on sm_80, also with copies completing only at their wait.
-# Usage: run.sh NVCC BF16SHIM_CMD   (BF16SHIM_SIMDIR names the simulated stack)
+# the compute_80 builds on sm_80, also with copies completing only at their wait; then the
+# compute_80 GEMMs below sm_80, where without bf16shim nothing runs and through it (their
+# PTX lowered on its way into the driver: cp.async, ldmatrix, mma) every GEMM passes.
+# Usage: run.sh NVCC BF16SHIM_CMD   (BF16SHIM_SIMDIR names the simulated stack,
+# BF16SHIM_LIB the library)
 set -u
 nvcc=$1 bf16shim=$2
 dir=$(sh "$(dirname "$0")/build.sh" "$nvcc") || { echo "FAIL: could not build"; exit 1; }
@@ -20,4 +23,20 @@ run sm_80 cutlass_gemm_sm80
 run sm_80 cutlass_gemm_sm80 SIMCUDA_ASYNC_COPY=wait
 run sm_80 cute_gemm
 run sm_80 cute_gemm SIMCUDA_ASYNC_COPY=wait
+
+BF16SHIM_CACHE_DIR=$(mktemp -d)
+export BF16SHIM_CACHE_DIR
+trap 'rm -rf "$BF16SHIM_CACHE_DIR"' EXIT
+with_shim() {
+	local arch=$1 prog=$2
+	echo "== $prog on $arch without bf16shim (must fail)"
+	"$bf16shim" sim --cuda 13 "$arch" -- "$dir/$prog" && { echo "FAIL: it ran"; status=1; }
+	echo "== $prog on $arch with bf16shim"
+	"$bf16shim" run --sim "$arch" -- "$dir/$prog" || status=1
+}
+for arch in sm_75 sm_70 sm_61; do
+	with_shim "$arch" cutlass_gemm_sm80
+done
+# The cute HGEMM asks for 96 KiB of shared memory per block: of these, only sm_70 has it.
+with_shim sm_70 cute_gemm
 exit $status

@@ -150,6 +150,22 @@ static const arch_row rows[] = {
 	{ OPS(OP_lop3), 0, 0, 0, 0, 0, 50, 43, 0, "lop3", "PTX ISA 9.7.8.6", 0 },
 	{ OPS(OP_dp4a, OP_dp2a), 0, 0, 0, 0, 0, 61, 50, K_INSTRUCTION, "%o", "PTX ISA 9.7.1.23", 0 },
 	{ OPS(OP_shf), 0, 0, 0, 0, 0, 32, 31, 0, "shf", "PTX ISA 9.7.8.8", 0 },
+	/* cache qualifiers and policies (PTX ISA 9.7.9.8-9 ld/st, 9.7.9.15-18; ptxas 13.0) */
+	{ OPS(OP_ld, OP_ldu, OP_st, OP_atom, OP_red), 0, 0, 0, W_cache_hint, 0, 80, 74, K_MODIFIER,
+	  ".L2::cache_hint", "PTX ISA 9.7.9.8 ld, 9.7.9.10 st, 9.7.13.5 atom", 0 },
+	{ OPS(OP_ld, OP_ldu), 0, 0, 0, W_cachehint, 0, 75, 74, 0, "cache prefetching",
+	  "PTX ISA 9.7.9.8 ld: .level::prefetch_size sm_75", 0 },
+	{ OPS(OP_prefetch), 0, 0, 0, W_evict, 0, 80, 74, K_MODIFIER,
+	  "cache eviction priority' on 'prefetch", "PTX ISA 9.7.9.15 prefetch", 0 },
+	{ OPS(OP_createpolicy), 0, 0, 0, W_fractional, 0, 80, 74, 0, "createpolicy.fractional",
+	  "PTX ISA 9.7.9.18 createpolicy", 0 },
+	{ OPS(OP_createpolicy), 0, 0, 0, W_range, 0, 80, 74, 0, "createpolicy.range",
+	  "PTX ISA 9.7.9.18 createpolicy", 0 },
+	{ OPS(OP_createpolicy), 0, 0, 0, W_cvt, 0, 80, 74, 0, "createpolicy.cvt",
+	  "PTX ISA 9.7.9.18 createpolicy", 0 },
+	{ OPS(OP_applypriority), 0, 0, 0, 0, 0, 80, 74, 0, "applypriority",
+	  "PTX ISA 9.7.9.16 applypriority", 0 },
+	{ OPS(OP_discard), 0, 0, 0, 0, 0, 80, 74, 0, "discard", "PTX ISA 9.7.9.17 discard", 0 },
 	/* mma (PTX ISA 9.7.14.5.14, Target and PTX ISA notes; wording and order: ptxas 13.0):
 	 * 'mma' first, then the shape, each PTX ISA before target; atype is type 1. */
 	{ OPS(OP_mma), 0, 0, 0, 0, 0, 70, 64, K_FEATVER, "mma", "PTX ISA 9.7.14.5.14", 1 },

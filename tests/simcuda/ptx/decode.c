@@ -65,7 +65,7 @@ static int (*decoder_of(int op))(pdec *)
 	case OP_mov:
 		return ptx__dec_mov;
 	case OP_ld: case OP_ldu: case OP_st: case OP_cvta: case OP_isspacep: case OP_prefetch:
-	case OP_prefetchu:
+	case OP_prefetchu: case OP_createpolicy: case OP_applypriority: case OP_discard:
 		return ptx__dec_mem;
 	case OP_atom: case OP_red:
 		return ptx__dec_atom;
@@ -113,8 +113,12 @@ static int split_mods(const char *s, pmods *m)
 		if (colons && (n - base == 5 && memcmp(colons, "::cta", 5) == 0))
 			n = base;     /* .shared::cta is .shared */
 		else if (colons && (memcmp(p, "L1::", 4) == 0 || memcmp(p, "L2::", 4) == 0)) {
+			/* .L2::cache_hint (a policy operand follows), .L2::evict_* (eviction
+			 * priorities: prefetch, createpolicy), .L1::* (eviction priorities of
+			 * ld/st), the rest: prefetch sizes (.L2::64B/128B/256B) */
 			found = n == 14 && memcmp(p, "L2::cache_hint", 14) == 0 ? W_cache_hint
-										 : W_cachehint;
+				: n > 10 && memcmp(p, "L2::evict_", 10) == 0 ? W_evict
+				: p[1] == '1' ? W_L1 : W_cachehint;
 			if (m->nwords < 16)
 				m->words[m->nwords++] = (uint16_t)found;
 			continue;

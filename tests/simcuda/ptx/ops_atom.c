@@ -125,6 +125,7 @@ int ptx__dec_atom(pdec *D)
 					  W_gpu, W_sys };
 	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
 		dx_take(D, hints[i]);
+	int policy = dx_take(D, W_cache_hint);   /* a cache-policy operand last: a hint */
 	int space = dx_take_space(D);
 	if (space < 0)
 		space = SP_GENERIC;
@@ -144,7 +145,7 @@ int ptx__dec_atom(pdec *D)
 	if (red && mode == A_CAS)
 		return dx_bad(D);
 	int first = red ? 0 : 1;
-	if (dx_nops(D, first + 1 + nsrc, first + 1 + nsrc))
+	if (dx_nops(D, first + 1 + nsrc + policy, first + 1 + nsrc + policy))
 		return -1;
 	if (!red)
 		in->d[0] = dx_dst(D, 0);

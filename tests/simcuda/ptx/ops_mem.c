@@ -164,14 +164,51 @@ static int x_nop(pwarp *w, const pinsn *in, uint32_t m)
 }
 
 /* Qualifiers that only matter for caching and memory ordering between devices. */
-static void take_hints(pdec *D)
+/* The hints; 1 when .L2::cache_hint asks for a cache-policy operand after the others. */
+static int take_hints(pdec *D)
 {
 	static const uint16_t hints[] = { W_weak, W_volatile, W_relaxed, W_acquire, W_release,
 					  W_mmio, W_cta, W_gpu, W_sys, W_ca, W_cg, W_cs, W_lu, W_cv,
-					  W_wb, W_wt, W_cachehint, W_nc, W_L1, W_L2 };
+					  W_wb, W_wt, W_cachehint, W_nc, W_L1, W_L2, W_evict };
 	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
 		while (dx_take(D, hints[i]))
 			;
+	return dx_take(D, W_cache_hint);
+}
+
+/* createpolicy (PTX ISA 9.7.9.18): an opaque 64-bit cache policy, which only hints; here
+ * every policy is the same value.  applypriority and discard (9.7.9.16-17) change what the
+ * L2 cache keeps, never a value a program can read (discard leaves the line's contents
+ * undefined, which includes unchanged): no-ops. */
+static int x_policy(pwarp *w, const pinsn *in, uint32_t m)
+{
+	uint64_t *d = R(in->d[0]);
+	LANES(l, m) d[l] = 0x10000000ull;
+	return 0;
+}
+
+static int dec_hint_ops(pdec *D)
+{
+	pinsn *in = D->in;
+	int op = in->op;
+	if (op == OP_createpolicy) {
+		int kind = dx_take(D, W_fractional) ? 1 : dx_take(D, W_range) ? 2 : dx_take(D, W_cvt) ? 3 : 0;
+		while (dx_take(D, W_evict) || dx_take(D, W_L2))
+			;
+		dx_take_space(D);   /* createpolicy.range.global */
+		static const int lo[] = { 0, 1, 4, 2 }, hi[] = { 0, 2, 4, 2 };
+		if (!kind || dx_ntypes(D) != 1 || dx_type(D, 0) != T_b64 || dx_nops(D, lo[kind], hi[kind]))
+			return dx_bad(D);
+		in->d[0] = dx_dst(D, 0);
+		in->fn = x_policy;
+		return dx_done(D);
+	}
+	while (dx_take(D, W_evict) || dx_take(D, W_L2) || dx_take(D, W_cachehint))
+		;
+	if (dx_take_space(D) != SP_GLOBAL || dx_ntypes(D) || dx_nops(D, 2, 2) || dx_addr(D, 0) < -1)
+		return dx_bad(D);
+	in->fn = x_nop;
+	return dx_done(D);
 }
 
 
@@ -194,7 +231,9 @@ int ptx__dec_mem(pdec *D)
 	int op = in->op;
 	if (op == OP_cvta || op == OP_isspacep)
 		return ptx__dec_cvta(D);
-	take_hints(D);
+	if (op == OP_createpolicy || op == OP_applypriority || op == OP_discard)
+		return dec_hint_ops(D);
+	int hint = take_hints(D);
 	int space = dx_take_space(D);
 	if (op == OP_prefetch || op == OP_prefetchu) {
 		if (dx_ntypes(D) || dx_nops(D, 1, 1) || dx_addr(D, 0) < -1)
@@ -205,7 +244,7 @@ int ptx__dec_mem(pdec *D)
 	int vec = dx_take(D, W_v2) ? 2 : dx_take(D, W_v4) ? 4 : 1;
 	int t = dx_type(D, 0);
 	if (dx_ntypes(D) != 1 || !t || t == T_pred || ptx__type_size(t) > 8 ||
-	    t >= T_tf32 || dx_nops(D, 2, 2))
+	    t >= T_tf32 || dx_nops(D, 2 + hint, 2 + hint))
 		return dx_bad(D);
 	if (space < 0)
 		space = SP_GENERIC;

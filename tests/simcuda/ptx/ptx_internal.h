@@ -76,7 +76,8 @@ extern const char *const ptx__type_names[T_COUNT];
 	X(m16n8k64) X(m8n8k16) X(m8n8k32) X(m8n8k128) X(m16n8k128) X(m16n8k256) \
 	X(m16n16k16) X(m32n8k16) X(m8n32k16) X(m16n16k8) X(commit_group) X(wait_group) \
 	X(wait_all) X(noinc) X(init) X(inval) X(arrive_drop) X(test_wait) X(try_wait) \
-	X(pending_count) X(noComplete) X(parity) X(expect_tx) X(complete_tx) X(sp)
+	X(pending_count) X(noComplete) X(parity) X(expect_tx) X(complete_tx) X(sp) X(fractional) \
+	X(range) X(cvt) X(evict)
 enum pword {
 	W_NONE,
 #define X(n) W_##n,
@@ -106,7 +107,8 @@ typedef struct pmods {
 	X(sad) X(selp) X(set) X(setmaxnreg) X(setp) X(shf) X(shfl) X(shl) X(shr) X(sin) \
 	X(slct) X(sqrt) X(st) X(stackrestore) X(stacksave) X(stmatrix) X(sub) X(subc) \
 	X(suld) X(suq) X(sured) X(sust) X(szext) X(tanh) X(testp) X(tex) X(tld4) X(trap) \
-	X(txq) X(vabsdiff) X(vadd) X(vote) X(wgmma) X(wmma) X(xor) X(alloca) X(tcgen05)
+	X(txq) X(vabsdiff) X(vadd) X(vote) X(wgmma) X(wmma) X(xor) X(alloca) X(tcgen05) \
+	X(applypriority)
 enum popcode {
 	OP_NONE,
 #define X(n) OP_##n,

@@ -1,0 +1,35 @@
+/* sm80_tests.h: shared by the checks of the Ampere lowerings (test_sm80_*.c), which run
+ * kernels on the PTX interpreter: one executable, one test per name. */
+#ifndef PTX_SM80_TESTS_H
+#define PTX_SM80_TESTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "simrun.h"
+
+/* The targets every lowering runs on, after the original on sm_80. */
+extern const int sm80_targets[3];
+
+double sm80_f16_value(uint16_t h);
+uint16_t sm80_f16_bits(double v);       /* round to nearest even */
+float sm80_f32_value(uint32_t u);
+uint16_t sm80_bf16_add(uint16_t a, uint16_t b);   /* round to nearest even, NaN 0x7fff */
+
+/* Runs `kernel` of text on sm_80 and, lowered, on each target, with the same arguments;
+ * outs[t][i] receives argument i's buffer after run t (t = 0: sm_80; NULL: not kept).
+ * Returns the number of runs that failed (each reported). */
+int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4]);
+
+int test_sm80_mma(int argc, char **argv);
+int test_sm80_ldmatrix(int argc, char **argv);
+int test_sm80_cp_async(int argc, char **argv);
+int test_sm80_mbarrier(int argc, char **argv);
+int test_sm80_redux(int argc, char **argv);
+int test_sm80_atom(int argc, char **argv);
+int test_sm80_wmma(int argc, char **argv);
+int test_sm80_hint(int argc, char **argv);
+int test_sm80_cvt(int argc, char **argv);
+
+#endif

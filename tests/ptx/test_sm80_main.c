@@ -1,0 +1,145 @@
+/* test_sm80_main.c: the checks of the Ampere lowerings on the PTX interpreter;
+ * `ptx_lower_sm80 NAME` runs one, `ptx_lower_sm80 cost` runs them all and prints what the
+ * lowered kernels cost against the originals. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sm80_tests.h"
+
+const int sm80_targets[3] = { 75, 70, 61 };
+
+double sm80_f16_value(uint16_t h)
+{
+	int e = h >> 10 & 31, m = h & 1023;
+	double v = e == 31 ? (m ? NAN : INFINITY) : e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+	return h & 0x8000 ? -v : v;
+}
+
+uint16_t sm80_f16_bits(double v)
+{
+	uint16_t s = signbit(v) ? 0x8000 : 0;
+	double a = fabs(v);
+	if (isnan(v))
+		return 0x7fff;
+	if (a >= 65520)
+		return s | 0x7c00;
+	int e;
+	frexp(a, &e);                       /* a = f * 2^e, f in [0.5, 1) */
+	int q = e - 11 < -24 ? -24 : e - 11;   /* the ulp's exponent */
+	double u = nearbyint(ldexp(a, -q));    /* round to nearest even (default mode) */
+	double r = ldexp(u, q);
+	if (r >= 65520)
+		return s | 0x7c00;
+	if (r < 0x1p-14)
+		return s | (uint16_t)ldexp(r, 24);
+	int re;
+	double f = frexp(r, &re);
+	return s | (uint16_t)((re + 14) << 10) | (uint16_t)(ldexp(f, 11) - 1024);
+}
+
+uint16_t sm80_bf16_add(uint16_t a, uint16_t b)
+{
+	uint32_t ua = (uint32_t)a << 16, ub = (uint32_t)b << 16;
+	double s = (double)sm80_f32_value(ua) + (double)sm80_f32_value(ub);   /* exact */
+	if (isnan(s))
+		return 0x7fff;
+	float f = (float)s;   /* to odd would be needed in general; 24 >= 2 * 8 + 2 here */
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+float sm80_f32_value(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4])
+{
+	int failed = 0;
+	for (int t = 0; t < 4; t++) {
+		int sm = t ? sm80_targets[t - 1] : 80;
+		for (int i = 0; i < R->nargs && i < 8; i++)
+			R->args[i].out = outs ? outs[t][i] : NULL;
+		int st = t ? sim_lower_run(text, sm, R, NULL) : sim_run(text, strlen(text), sm, R);
+		if (st) {
+			FAIL("%s on sm_%d: %s", R->kernel, sm, R->err);
+			failed++;
+		}
+		if (instr)
+			instr[t] = R->instructions;
+	}
+	return failed;
+}
+
+static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
+	{ "mma", test_sm80_mma },
+	{ "ldmatrix", test_sm80_ldmatrix },
+	{ "cp_async", test_sm80_cp_async },
+	{ "mbarrier", test_sm80_mbarrier },
+	{ "redux", test_sm80_redux },
+	{ "atom", test_sm80_atom },
+	{ "hint", test_sm80_hint },
+	{ "cvt", test_sm80_cvt },
+};
+
+/* Per family: the thread-instructions per launch of the originals (sm_80; sm_90 for the
+ * bf16 atomics) and of their lowered texts, the same kernels on the same data.  The
+ * checks' own output is silenced; a failed check is said. */
+static int cost_table(void)
+{
+	int failed = 0;
+	printf("%-10s %8s %12s %20s %20s %20s\n", "family", "launches", "sm_80", "sm_75", "sm_70",
+	       "sm_61");
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		uint64_t instr[4], runs[4];
+		sim_cost_take(instr, runs);
+		fflush(stdout);
+		int saved = dup(1);
+		FILE *null = fopen("/dev/null", "w");
+		if (null && saved >= 0)
+			dup2(fileno(null), 1);
+		int before = test_failures;
+		tests[i].fn(1, (char *[]){ (char *)tests[i].name, NULL });
+		fflush(stdout);
+		if (saved >= 0) {
+			dup2(saved, 1);
+			close(saved);
+		}
+		if (null)
+			fclose(null);
+		sim_cost_take(instr, runs);
+		double base = runs[0] ? (double)instr[0] / (double)runs[0] : 0;
+		printf("%-10s %8llu %12.0f", tests[i].name, (unsigned long long)runs[0], base);
+		for (int t = 1; t < 4; t++) {
+			double v = runs[t] ? (double)instr[t] / (double)runs[t] : 0;
+			printf(" %12.0f (%5.2fx)", v, base > 0 ? v / base : 0);
+		}
+		printf("%s\n", test_failures != before ? "  (a check FAILED)" : "");
+		failed |= test_failures != before;
+	}
+	printf("thread-instructions per launch on the PTX interpreter; (x): lowered / original\n");
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "cost"))
+		return cost_table();
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s TEST\n", argv[0]);
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		if (!strcmp(argv[1], tests[i].name)) {
+			tests[i].fn(argc - 1, argv + 1);
+			printf("%s: %s\n", argv[1], test_failures ? "FAILED" : "ok");
+			return test_failures ? 1 : 0;
+		}
+	fprintf(stderr, "%s: no test %s\n", argv[0], argv[1]);
+	return 2;
+}
