@@ -52,6 +52,7 @@ static int mma_other_sm(const pinst *I)
 
 static const sm80_rule rules[] = {
 	{ "mma", PTX_LK_MMA, 80, need_mma, ptxl_build_mma },
+	{ "wmma", PTX_LK_WMMA, 0, ptxl_need_wmma, ptxl_build_wmma },
 	{ "ldmatrix", PTX_LK_LDMATRIX, 75, ptxl_need_ldmatrix, ptxl_build_ldmatrix },
 	{ "movmatrix", PTX_LK_LDMATRIX, 75, ptxl_need_movmatrix, ptxl_build_movmatrix },
 	{ "cp.async.bulk", -1, 0, NULL, NULL },

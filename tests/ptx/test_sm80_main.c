@@ -78,6 +78,7 @@ int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4])
 
 static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "mma", test_sm80_mma },
+	{ "wmma", test_sm80_wmma },
 	{ "ldmatrix", test_sm80_ldmatrix },
 	{ "cp_async", test_sm80_cp_async },
 	{ "mbarrier", test_sm80_mbarrier },
