@@ -1,13 +1,14 @@
 // Ampere-only device code in compiled CUDA C++: bf16 atomics (atomicAdd on __nv_bfloat16
 // and __nv_bfloat162), asynchronous copies to shared memory with the pipeline primitives
 // (cp.async with zero fill, commit and wait) and with cuda::memcpy_async on a
-// cuda::barrier (mbarrier, cp.async.mbarrier.arrive), in one module.  Built with
+// cuda::barrier (mbarrier, cp.async.mbarrier.arrive), and bf16 wmma, in one module.  Built with
 // -arch=sm_80: below sm_80 only its PTX can run, through bf16shim.  Every case is
 // bit-exact against the sm_80 run (harness.h); the atomics add values whose sums are exact
 // in bf16, so the order the threads come in does not change them.
 #include <cuda_bf16.h>
 #include <cuda_pipeline_primitives.h>
 #include <cuda/barrier>
+#include <mma.h>
 
 #include "harness.h"
 
@@ -124,3 +125,50 @@ static cudaError_t memcpy_async_barrier(std::vector<uint32_t> &out)
 	return fl_collect(out, y, BLOCKS * THREADS);
 }
 FL_CASE(memcpy_async_barrier, 0);
+
+// ------------------------------------------------------------------ bf16 wmma
+
+// One warp a block: a 16 x 16 f32 tile loaded row-major, plus A (16 x 32, row-major) times B
+// (32 x 16, column-major) in two m16n16k16 steps, stored column-major.  Small integers:
+// every product and sum is exact in f32, so the result does not depend on the order of the
+// sums and must match sm_80 bit for bit.
+__global__ void wmma_tiles(const __nv_bfloat16 *a, const __nv_bfloat16 *b, float *c)
+{
+	using namespace nvcuda;
+	wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> fa;
+	wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> fb;
+	wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+	int tile = blockIdx.x;
+	wmma::load_matrix_sync(fc, c + tile * 256, 16, wmma::mem_row_major);
+	for (int k = 0; k < 2; k++) {
+		wmma::load_matrix_sync(fa, a + tile * 512 + k * 16, 32);
+		wmma::load_matrix_sync(fb, b + tile * 512 + k * 16, 32);
+		wmma::mma_sync(fc, fa, fb, fc);
+	}
+	wmma::store_matrix_sync(c + tile * 256, fc, 16, wmma::mem_col_major);
+}
+
+static cudaError_t bf16_wmma(std::vector<uint32_t> &out)
+{
+	int n = BLOCKS * 512, m = BLOCKS * 256;
+	std::vector<__nv_bfloat16> ha(n), hb(n);
+	std::vector<float> hc(m);
+	for (int i = 0; i < n; i++) {
+		ha[i] = __float2bfloat16((float)(i * 7 % 9 - 4));
+		hb[i] = __float2bfloat16((float)(i * 5 % 11 - 5));
+	}
+	for (int i = 0; i < m; i++)
+		hc[i] = (float)(i % 5 - 2);
+	__nv_bfloat16 *a, *b;
+	float *c;
+	FL_TRY(cudaMalloc(&a, n * sizeof *a));
+	FL_TRY(cudaMalloc(&b, n * sizeof *b));
+	FL_TRY(cudaMalloc(&c, m * sizeof *c));
+	FL_TRY(cudaMemcpy(a, ha.data(), n * sizeof *a, cudaMemcpyHostToDevice));
+	FL_TRY(cudaMemcpy(b, hb.data(), n * sizeof *b, cudaMemcpyHostToDevice));
+	FL_TRY(cudaMemcpy(c, hc.data(), m * sizeof *c, cudaMemcpyHostToDevice));
+	wmma_tiles<<<BLOCKS, 32>>>(a, b, c);
+	FL_LAUNCHED();
+	return fl_collect(out, c, m);
+}
+FL_CASE(bf16_wmma, 0);
