@@ -13,8 +13,6 @@
  * Inputs: random, exact, and adversarial (NaN, infinities, subnormals, largest magnitudes,
  * cancellation, low tf32 bits that must be ignored).
  *   usage: test_ptx_mma KERNELS_DIR */
-#include <fenv.h>
-
 #include "test_util.h"
 
 enum { A, B, C };
@@ -216,45 +214,6 @@ static uint32_t gen(int t, int mode)
 
 /* ------------------------------------------------------------ references */
 
-/* One block of the documented accumulation, computed with long double and the host's
- * rounding mode (not with tcore.c's integer arithmetic). */
-static float ref_block(float c, const long double *p, int n)
-{
-	long double t[33];
-	int nt = 0, nan = 0, pinf = 0, ninf = 0, negzero = 1, emax = INT32_MIN;
-	t[nt++] = c;
-	for (int i = 0; i < n; i++)
-		t[nt++] = p[i];
-	for (int i = 0; i < nt; i++) {
-		if (isnan(t[i]))
-			nan = 1;
-		else if (isinf(t[i]))
-			*(t[i] > 0 ? &pinf : &ninf) = 1;
-		else if (t[i] != 0 || !signbit(t[i]))
-			negzero = 0;
-		if (isfinite(t[i]) && t[i] != 0 && ilogbl(t[i]) > emax)
-			emax = ilogbl(t[i]);
-	}
-	if (nan || (pinf && ninf))
-		return bitsf(0x7fffffffu);
-	if (pinf || ninf)
-		return pinf ? INFINITY : -INFINITY;
-	if (emax == INT32_MIN)
-		return negzero ? -0.0f : 0.0f;
-	long double q = ldexpl(1, emax - 23), sum = 0;
-	for (int i = 0; i < nt; i++)
-		sum += truncl(t[i] / q) * q;
-	if (sum == 0)
-		return 0.0f;
-	if (fabsl(sum) >= ldexpl(1, 128))
-		return sum > 0 ? INFINITY : -INFINITY;
-	int old = fegetround();
-	fesetround(FE_TOWARDZERO);
-	volatile float f = (float)sum;
-	fesetround(old);
-	return f;
-}
-
 static int block_of(const mcase *c, int sm)
 {
 	int b = c->at == TF32 ? 4 : sm >= 80 ? 8 : 4;
@@ -303,7 +262,7 @@ static uint64_t ref_elem(const mcase *c, int sm, const uint32_t *a, const uint32
 			mx = fabsl(p[k]);
 	}
 	for (int k0 = 0; k0 < K; k0 += blk) {
-		acc = ref_block(acc, p + k0, blk);
+		acc = ref_tc_block(acc, p + k0, blk);
 		if (fabsl((long double)acc) > mx)
 			mx = fabsl((long double)acc);
 	}

@@ -4,6 +4,7 @@
 #ifndef PTX_TEST_UTIL_H
 #define PTX_TEST_UTIL_H
 
+#include <fenv.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -382,6 +383,47 @@ static UNUSED void unit_check(const char *what, const char *body, int n, const u
 				want[i]);
 		}
 	free(out);
+}
+
+/* One block of the tensor cores' documented accumulation (README.md "Numerics"): c and n
+ * exact products (n <= 32), computed with long double and the host's rounding mode, not
+ * with tcore.c's integer arithmetic; for test_mma.c and test_wmma.c (built with
+ * -frounding-math). */
+static UNUSED float ref_tc_block(float c, const long double *p, int n)
+{
+	long double t[33];
+	int nt = 0, nan = 0, pinf = 0, ninf = 0, negzero = 1, emax = INT32_MIN;
+	t[nt++] = c;
+	for (int i = 0; i < n; i++)
+		t[nt++] = p[i];
+	for (int i = 0; i < nt; i++) {
+		if (isnan(t[i]))
+			nan = 1;
+		else if (isinf(t[i]))
+			*(t[i] > 0 ? &pinf : &ninf) = 1;
+		else if (t[i] != 0 || !signbit(t[i]))
+			negzero = 0;
+		if (isfinite(t[i]) && t[i] != 0 && ilogbl(t[i]) > emax)
+			emax = ilogbl(t[i]);
+	}
+	if (nan || (pinf && ninf))
+		return bitsf(0x7fffffffu);
+	if (pinf || ninf)
+		return pinf ? INFINITY : -INFINITY;
+	if (emax == INT32_MIN)
+		return negzero ? -0.0f : 0.0f;
+	long double q = ldexpl(1, emax - 23), sum = 0;
+	for (int i = 0; i < nt; i++)
+		sum += truncl(t[i] / q) * q;
+	if (sum == 0)
+		return 0.0f;
+	if (fabsl(sum) >= ldexpl(1, 128))
+		return sum > 0 ? INFINITY : -INFINITY;
+	int old = fegetround();
+	fesetround(FE_TOWARDZERO);
+	volatile float f = (float)sum;
+	fesetround(old);
+	return f;
 }
 
 #endif

@@ -6,45 +6,7 @@
  * fragment layout is the simulator's own, so the check is on memory only), and the
  * launches that must fail: a leading dimension that misaligns the rows, a partial warp.
  *   usage: test_ptx_wmma KERNELS_DIR */
-#include <fenv.h>
-
 #include "test_util.h"
-
-/* One block of the documented accumulation (long double, host rounding mode). */
-static float ref_block(float c, const long double *p, int n)
-{
-	long double t[17], sum = 0;
-	int nt = 0, nan = 0, pinf = 0, ninf = 0, emax = INT32_MIN, negzero = 1;
-	t[nt++] = c;
-	for (int i = 0; i < n; i++)
-		t[nt++] = p[i];
-	for (int i = 0; i < nt; i++) {
-		if (isnan(t[i]))
-			nan = 1;
-		else if (isinf(t[i]))
-			*(t[i] > 0 ? &pinf : &ninf) = 1;
-		else if (t[i] != 0 || !signbit(t[i]))
-			negzero = 0;
-		if (isfinite(t[i]) && t[i] != 0 && ilogbl(t[i]) > emax)
-			emax = ilogbl(t[i]);
-	}
-	if (nan || (pinf && ninf))
-		return bitsf(0x7fffffffu);
-	if (pinf || ninf)
-		return pinf ? INFINITY : -INFINITY;
-	if (emax == INT32_MIN)
-		return negzero ? -0.0f : 0.0f;
-	long double q = ldexpl(1, emax - 23);
-	for (int i = 0; i < nt; i++)
-		sum += truncl(t[i] / q) * q;
-	if (fabsl(sum) >= ldexpl(1, 128))
-		return sum > 0 ? INFINITY : -INFINITY;
-	int old = fegetround();
-	fesetround(FE_TOWARDZERO);
-	volatile float f = (float)sum;
-	fesetround(old);
-	return sum == 0 ? 0.0f : f;
-}
 
 static uint16_t f16_of(long double x)
 {
@@ -144,7 +106,7 @@ static void run_f16(const f16case *c, int sm, int ksteps, int c_col, int special
 						size_t bi = c->b_col ? (size_t)j * ldb + k : (size_t)k * ldb + j;
 						pr[q] = h2l(ha[ai], 0) * h2l(hb[bi], 0);
 					}
-					acc = ref_block(acc, pr, blk);
+					acc = ref_tc_block(acc, pr, blk);
 				}
 				if (c->c_f16)   /* each k-step's D is an f16 fragment */
 					acc = (float)h2l(f16_of(acc), 0);
@@ -201,7 +163,7 @@ static void run_f16_shared(int sm)
 				long double pr[8];
 				for (int q = 0; q < blk; q++)
 					pr[q] = h2l(ha[i * 16 + k0 + q], 0) * h2l(hb[(k0 + q) * 16 + j], 0);
-				acc = ref_block(acc, pr, blk);
+				acc = ref_tc_block(acc, pr, blk);
 			}
 			CHECK(fbits(hd[i * 16 + j]) == fbits(acc), "shared D[%d][%d] = %g, want %g", i,
 			      j, hd[i * 16 + j], acc);
@@ -337,7 +299,7 @@ static void run_typed(const tcase *c, int sm)
 					for (int q = 0; q < blk; q++)
 						pr[q] = elem_value(get_bits(ha, (size_t)i * lda + k0 + q, bits), c->type) *
 							elem_value(get_bits(hb, (size_t)j * ldb + k0 + q, bits), c->type);
-					acc = ref_block(acc, pr, blk);
+					acc = ref_tc_block(acc, pr, blk);
 				}
 				want = fbits(acc);
 			} else {
