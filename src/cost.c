@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "cards.h"
+
 /* Multiply-adds a clock per multiprocessor.
  * fp32 on the CUDA cores: CUDA C++ Programming Guide, "Arithmetic Instructions", throughput of
  * "32-bit floating-point add, multiply, multiply-add" in results per clock per multiprocessor:
@@ -29,26 +31,13 @@ static int tensor_per_clock(int sm)
 	return sm >= 80 ? 1024 : sm >= 70 ? 512 : 0;
 }
 
-int cost_tensor_cores(int sm, const char *name)
-{
-	static const char *const without[] = {"GTX 16", "GTX 1650", "GTX 1660"};
-	if (sm < 70)
-		return 0;
-	for (size_t i = 0; name && i < sizeof without / sizeof without[0]; i++)
-		if (strstr(name, without[i]))
-			return 0;
-	return 1;
-}
-
-/* GeForce Turing runs fp16 with fp32 accumulation on its tensor cores at half the rate of the
- * Tesla, Quadro and TITAN parts (NVIDIA Turing GPU Architecture whitepaper, RTX 2080 Ti:
- * 53.8 TFLOPS fp16 with fp32 accumulation, 107.6 with fp16 accumulation). */
+/* The parts' own facts (tensor cores, GeForce Turing's half-rate fp32 accumulation) come
+ * from cards.h. */
 struct cost_device cost_device_from(int sm, const char *name, int sm_count, int clock_khz,
 				    int mem_clock_khz, int bus_bits)
 {
-	return (struct cost_device){sm, cost_tensor_cores(sm, name),
-				    sm == 75 && name && strstr(name, "GeForce") != NULL, sm_count,
-				    clock_khz, mem_clock_khz, bus_bits};
+	return (struct cost_device){sm, card_tensor_cores(sm, name), card_tc_half_rate(sm, name),
+				    sm_count, clock_khz, mem_clock_khz, bus_bits};
 }
 
 int cost_device_known(const struct cost_device *d)

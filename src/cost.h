@@ -41,9 +41,6 @@ struct cost_estimate {
  * alone decides) and the driver's figures. */
 struct cost_device cost_device_from(int sm, const char *name, int sm_count, int clock_khz,
 				    int mem_clock_khz, int bus_bits);
-/* Does a part of this architecture and name have tensor cores?  GTX 16xx are sm_75 without
- * them (doc/facts.md); name NULL: the architecture alone. */
-int cost_tensor_cores(int sm, const char *name);
 
 /* Does the device report what the model needs? */
 int cost_device_known(const struct cost_device *d);

@@ -7,8 +7,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "cards.h"
 #include "config.h"
-#include "cost.h"
 #include "device.h"
 #include "real.h"
 
@@ -33,15 +33,6 @@ static void attribute(abi_device dev, int attr, int *value)
 {
 	if (real_driver()->cuDeviceGetAttribute(value, attr, dev) != ABI_CUDA_SUCCESS || *value < 0)
 		*value = 0;
-}
-
-struct plan_device device_plan_view(const struct device_facts *f)
-{
-	const char *name = shim_config()->emulate_sm ? NULL : f->name;
-
-	return (struct plan_device){f->sm, f->tensor_cores,
-				    cost_device_from(f->sm, name, f->sm_count, f->clock_khz,
-						     f->mem_clock_khz, f->bus_bits)};
 }
 
 static const struct device_facts *facts_for(abi_device dev)
@@ -70,7 +61,7 @@ static const struct device_facts *facts_for(abi_device dev)
 			strcpy(f->name, "unknown");
 		/* An emulated architecture decides alone: the real card's name would say
 		 * nothing about the emulated one. */
-		f->tensor_cores = cost_tensor_cores(f->sm, cfg->emulate_sm ? NULL : f->name);
+		f->tensor_cores = card_tensor_cores(f->sm, cfg->emulate_sm ? NULL : f->name);
 		attribute(dev, ABI_DEV_ATTR_SM_COUNT, &f->sm_count);
 		attribute(dev, ABI_DEV_ATTR_CLOCK_RATE, &f->clock_khz);
 		attribute(dev, ABI_DEV_ATTR_MEMORY_CLOCK_RATE, &f->mem_clock_khz);

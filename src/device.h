@@ -4,7 +4,6 @@
 #define BF16SHIM_DEVICE_H
 
 #include "abi.h"
-#include "plan.h"
 
 struct device_facts {
 	int ordinal;
@@ -25,9 +24,5 @@ const struct device_facts *device_for_handle(abi_handle handle);
 int device_min_sm(void);
 /* cublasDestroy: the handle's address may be reused for another device. */
 void device_forget_handle(abi_handle handle);
-
-/* What the planner takes from f: the architecture, tensor cores, and the cost model's
- * figures (cost.h). */
-struct plan_device device_plan_view(const struct device_facts *f);
 
 #endif

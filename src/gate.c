@@ -5,7 +5,6 @@
 #include "config.h"
 #include "device.h"
 #include "log.h"
-#include "lt.h"
 #include "plan.h"
 #include "real.h"
 #include "trace.h"
@@ -14,11 +13,6 @@
 
 unsigned gate_cublas, gate_lt;
 __thread int gate_depth __attribute__((tls_model("initial-exec")));
-/* Every thread starts on the shim's own entry; cuBLAS's pass-through switches to
- * gate_lt_nested while it runs. */
-__thread lt_matmul_fn gate_lt_route __attribute__((tls_model("initial-exec"))) =
-	lt_matmul_entry;
-lt_matmul_fn gate_lt_nested = lt_matmul_entry;
 
 static int passes_all;
 static pthread_once_t passes_all_once = PTHREAD_ONCE_INIT;

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "why.h"
 
 static enum log_level max_level = LOG_WARN;
 static int log_fd = STDERR_FILENO;
@@ -64,25 +63,6 @@ void shim_log(enum log_level level, enum log_culprit who, const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(level, who, fmt, ap);
 	va_end(ap);
-}
-
-static const struct {
-	const char *text;
-	enum log_culprit culprit;
-} reasons[] = {
-#define X(id, culprit, text) [id] = {text, culprit},
-	WHY_REASONS(X)
-#undef X
-};
-
-const char *why_text(enum why w)
-{
-	return reasons[w].text;
-}
-
-enum log_culprit why_culprit(enum why w)
-{
-	return reasons[w].culprit;
 }
 
 /* The set of keys already logged: a fixed open-addressing table of 64-bit hashes.  When

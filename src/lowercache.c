@@ -1,5 +1,5 @@
-/* The cache of lowered modules on disk, and modlower(), which uses it.  Big modules take
- * seconds to lower; a program loads the same ones at every start.
+/* The cache of lowered modules on disk, which modlower() (lowered.c) reads and fills.  Big
+ * modules take seconds to lower; a program loads the same ones at every start.
  *
  * One file per module and target, named by its key: the SHA-256 of the shim's version and
  * build, the target and the PTX.  A file is written whole to a temporary name in the same
@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bf16shim/bf16shim.h>
@@ -38,7 +37,6 @@
 #include "lowercache.h"
 #include "modlower.h"
 #include "ptx/lower.h"
-#include "ptxfuncs.h"
 #include "sha256.h"
 #include "stat_floor.h"
 
@@ -249,7 +247,7 @@ static int parse_body(char *body, size_t len, struct lowered *lw)
 }
 
 /* The cached lowering, or NULL (a missing file, or a bad one: said and removed). */
-static struct lowered *cache_read(const char *key)
+struct lowered *lowercache_read(const char *key)
 {
 	char path[sizeof folder + 80], hex[65], want[200];
 	struct lowered *lw = NULL;
@@ -258,6 +256,8 @@ static struct lowered *cache_read(const char *key)
 	char *buf, *body;
 	int fd;
 
+	if (!lowercache_folder())
+		return NULL;
 	path_of(key, path, sizeof path);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
@@ -326,15 +326,17 @@ static char *format_body(const struct lowered *lw, size_t *len)
 	return b;
 }
 
-static void cache_write(const struct lowered *lw)
+void lowercache_write(const struct lowered *lw)
 {
 	char path[sizeof folder + 80], tmp[sizeof folder + 100], head[256], hex[65];
 	size_t len = 0;
 	char *body = format_body(lw, &len);
 	int fd, ok;
 
-	if (!body)
+	if (!body || !lowercache_folder()) {
+		free(body);
 		return;
+	}
 	path_of(lw->key, path, sizeof path);
 	snprintf(tmp, sizeof tmp, "%s/.%.16s.XXXXXX", folder, lw->key);
 	sha256_hex(body, len, hex);
@@ -353,71 +355,4 @@ static void cache_write(const struct lowered *lw)
 		no_cache(why);
 	}
 	free(body);
-}
-
-/* ------------------------------------------------------------------ modlower */
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Once per kernel and target: which one, what keeps it out, what its launches get. */
-static void log_blocked(const struct lowered *lw)
-{
-	for (unsigned i = 0; i < lw->nblocked; i++) {
-		const struct blocked_kernel *b = &lw->blocked[i];
-		long sm = lw->sm;
-		char *source;
-
-		if (!shim_log_first(log_key("blocked kernel", b->name, &sm, 1), LOG_WARN))
-			continue;
-		source = ptxfuncs_demangle(b->name);
-		shim_log(LOG_WARN, LOG_BY_USER,
-			 "kernel %s%s%s%s cannot run on sm_%d: its PTX (line %u) holds '%s', which "
-			 "needs sm_%d and cannot be lowered (%s); it fails with "
-			 "CUDA_ERROR_NO_BINARY_FOR_GPU, as without bf16shim, and the module's other "
-			 "kernels run", b->name, source ? " (" : "", source ? source : "",
-			 source ? ")" : "", lw->sm, b->line, b->what, b->need_sm, b->why);
-		free(source);
-	}
-}
-
-struct lowered *modlower(const char *ptx, size_t len, int sm)
-{
-	struct lowered *lw;
-	double t0 = now_ms();
-	char key[65];
-	int st;
-
-	while (len && ptx[len - 1] == '\0')
-		len--;
-	lowercache_key(ptx, len, sm, key);
-	if (atomic_load(&enabled) && (lw = cache_read(key))) {
-		shim_log(LOG_DEBUG, LOG_BY_NOBODY, "module %.16s for sm_%d from the cache (%u "
-			 "instructions lowered, %u kernels left out)", key, sm, lw->instructions,
-			 lw->nblocked);
-		log_blocked(lw);
-		return lw;
-	}
-	lw = calloc(1, sizeof *lw);
-	st = lw ? modlower_text(ptx, len, sm, lw) : PTX_LOWER_ENOMEM;
-	if (st) {
-		shim_log_once("module lower failed", LOG_WARN, LOG_BY_SHIM,
-			      "cannot lower a module's PTX for sm_%d (%s): the driver gets it as it "
-			      "came", sm, st == MODLOWER_EOUTSIDE ? "an instruction outside every "
-			      "function" : ptx_lower_status_name(st));
-		free(lw);
-		return NULL;
-	}
-	memcpy(lw->key, key, sizeof key);
-	shim_log(LOG_DEBUG, LOG_BY_NOBODY, "lowering module %.16s for sm_%d: %u instructions, %u "
-		 "kernels left out, %.1f ms", key, sm, lw->instructions, lw->nblocked,
-		 now_ms() - t0);
-	log_blocked(lw);
-	if (atomic_load(&enabled))
-		cache_write(lw);
-	return lw;
 }

@@ -105,7 +105,7 @@ static int plan_of(abi_lt_handle handle, abi_lt_desc desc, abi_lt_layout a, abi_
 		return 0;
 	pc->ours = ours;
 	pc->c_is_d = c_is_d;
-	pd = device_plan_view(*dev);
+	pd = plan_device_of(*dev);
 	*p = plan_lt(pc, &pd, shim_config());
 	return 1;
 }
@@ -238,6 +238,12 @@ abi_status lt_matmul_entry(abi_lt_handle handle, abi_lt_desc desc, const void *a
 	return lt_matmul_kept(handle, desc, alpha, A, adesc, B, bdesc, beta, C, cdesc, D, ddesc,
 			      algo, workspace, workspace_bytes, stream);
 }
+
+/* The routes of gate.h.  Every thread starts on this entry; cuBLAS's pass-through switches
+ * to gate_lt_nested while it runs. */
+__thread lt_matmul_fn gate_lt_route __attribute__((tls_model("initial-exec"))) =
+	lt_matmul_entry;
+lt_matmul_fn gate_lt_nested = lt_matmul_entry;
 
 /* One jump through this thread's route (gate.h): to lt_matmul_entry, or, nested inside a
  * cuBLAS GEMM, to the library. */

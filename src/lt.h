@@ -6,7 +6,6 @@
 #define BF16SHIM_LT_H
 
 #include "abi.h"
-#include "gate.h"
 #include "plan.h"
 
 struct lt_matmul_args {

@@ -1,7 +1,8 @@
 /* One module's PTX lowered for one GPU, as the library hands it to the driver: the text
  * without the kernels that hold instructions the pass cannot lower (and the device functions
  * only they need), and those kernels by name with the instruction that keeps each out.
- * Lowered once per module and target, then kept in the disk cache (lowercache.h). */
+ * Lowered once per module and target, then kept in the disk cache (lowercache.h); modlower()
+ * is the library's (lowered.c), the rest is shared with `bf16shim lower`. */
 #ifndef BF16SHIM_MODLOWER_H
 #define BF16SHIM_MODLOWER_H
 

@@ -8,59 +8,19 @@
 #include <string.h>
 
 #include "ptxfuncs.h"
-
-struct scan {
-	const char *s;
-	size_t len, i;
-	unsigned line;
-};
-
-static int ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
-	       c == '%';
-}
-
-static int ident_char(char c)
-{
-	return ident_start(c) || (c >= '0' && c <= '9');
-}
-
-/* Skips a comment or string at the cursor; 1 if there was one. */
-static int skip_comment(struct scan *t)
-{
-	const char *s = t->s;
-	size_t i = t->i;
-
-	if (s[i] == '/' && i + 1 < t->len && s[i + 1] == '/') {
-		while (i < t->len && s[i] != '\n')
-			i++;
-	} else if (s[i] == '/' && i + 1 < t->len && s[i + 1] == '*') {
-		for (i += 2; i < t->len && !(s[i] == '*' && i + 1 < t->len && s[i + 1] == '/'); i++)
-			t->line += s[i] == '\n';
-		i = i < t->len ? i + 2 : t->len;
-	} else if (s[i] == '"') {
-		for (i++; i < t->len && s[i] != '"' && s[i] != '\n'; i++)
-			i += s[i] == '\\';
-		i = i < t->len ? i + 1 : t->len;
-	} else {
-		return 0;
-	}
-	t->i = i;
-	return 1;
-}
+#include "ptx/lex.h"
 
 /* Advances past the brace-balanced group that opens at the cursor ('{' or '('). */
-static void skip_group(struct scan *t, char open, char close)
+static void skip_group(pscan *t, char open, char close)
 {
 	int depth = 0;
 
-	while (t->i < t->len) {
-		char c = t->s[t->i];
-		if (skip_comment(t))
+	while (t->pos < t->n) {
+		char c = t->s[t->pos];
+		if (ptx_skip_comment_or_string(t))
 			continue;
 		t->line += c == '\n';
-		t->i++;
+		t->pos++;
 		if (c == open)
 			depth++;
 		else if (c == close && --depth == 0)
@@ -72,7 +32,7 @@ static void skip_group(struct scan *t, char open, char close)
 static int word_at(const char *s, size_t i, size_t end, const char *w)
 {
 	size_t n = strlen(w);
-	return i + n <= end && memcmp(s + i, w, n) == 0 && (i + n == end || !ident_char(s[i + n]));
+	return i + n <= end && memcmp(s + i, w, n) == 0 && (i + n == end || !ptx_ident_char(s[i + n]));
 }
 
 /* Whether the header s[a, b) declares a function, and its name. */
@@ -81,22 +41,17 @@ static int function_header(const char *s, size_t a, size_t b, struct ptx_func *f
 	int depth = 0;
 
 	for (size_t i = a; i < b; i++) {
-		if (s[i] == '/' && i + 1 < b && s[i + 1] == '/') {
-			while (i < b && s[i] != '\n')
-				i++;
-			continue;
-		}
-		if (s[i] == '/' && i + 1 < b && s[i + 1] == '*') {
-			for (i += 2; i + 1 < b && !(s[i] == '*' && s[i + 1] == '/'); i++)
-				;
-			i++;
+		pscan comment = {s, b, i, 0};
+
+		if (ptx_skip_comment(&comment)) {
+			i = comment.pos - 1;
 			continue;
 		}
 		if (s[i] == '(')
 			depth++;
 		else if (s[i] == ')')
 			depth--;
-		if (depth || s[i] != '.' || (i > a && ident_char(s[i - 1])))
+		if (depth || s[i] != '.' || (i > a && ptx_ident_char(s[i - 1])))
 			continue;
 		f->entry = word_at(s, i, b, ".entry");
 		if (!f->entry && !word_at(s, i, b, ".func"))
@@ -112,10 +67,10 @@ static int function_header(const char *s, size_t a, size_t b, struct ptx_func *f
 					    s[i] == '\r'); i++)
 				;
 		}
-		if (i >= b || !ident_start(s[i]))
+		if (i >= b || !ptx_ident_start(s[i]))
 			return 0;
 		f->name_at = i;
-		while (i < b && ident_char(s[i]))
+		while (i < b && ptx_ident_char(s[i]))
 			i++;
 		f->name_len = i - f->name_at;
 		return 1;
@@ -152,39 +107,39 @@ static int add(struct ptx_funcs *fs, size_t *cap, const struct ptx_func *f)
 
 int ptxfuncs_parse(const char *text, size_t len, struct ptx_funcs *out)
 {
-	struct scan t = {text, len, 0, 1};
+	pscan t = {text, len, 0, 1};
 	size_t cap = 0, start = 0;
 	unsigned first = 0;
 	int in_stmt = 0;
 
 	memset(out, 0, sizeof *out);
-	while (t.i < len) {
-		char c = text[t.i];
+	while (t.pos < len) {
+		char c = text[t.pos];
 		struct ptx_func f;
 
-		if (skip_comment(&t))
+		if (ptx_skip_comment_or_string(&t))
 			continue;
 		if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\0') {
 			t.line += c == '\n';
-			t.i++;
+			t.pos++;
 			continue;
 		}
-		if (!in_stmt && line_directive(text, t.i, len)) {
-			while (t.i < len && text[t.i] != '\n')
-				t.i++;
+		if (!in_stmt && line_directive(text, t.pos, len)) {
+			while (t.pos < len && text[t.pos] != '\n')
+				t.pos++;
 			continue;
 		}
 		if (!in_stmt) {
 			in_stmt = 1;
-			start = t.i;
+			start = t.pos;
 			first = t.line;
 		}
 		if (c != ';' && c != '{') {
-			t.i++;
+			t.pos++;
 			continue;
 		}
 		memset(&f, 0, sizeof f);
-		if (!function_header(text, start, t.i, &f)) {
+		if (!function_header(text, start, t.pos, &f)) {
 			if (c == '{') {
 				/* An initialiser: the statement goes on to its ';'.  A debug
 				 * section's braces end it. */
@@ -192,7 +147,7 @@ int ptxfuncs_parse(const char *text, size_t len, struct ptx_funcs *out)
 				in_stmt = !word_at(text, start, len, ".section");
 			} else {
 				in_stmt = 0;
-				t.i++;
+				t.pos++;
 			}
 			continue;
 		}
@@ -200,15 +155,15 @@ int ptxfuncs_parse(const char *text, size_t len, struct ptx_funcs *out)
 		if (f.body)
 			skip_group(&t, '{', '}');
 		else
-			t.i++;
+			t.pos++;
 		f.start = start;
 		f.first_line = first;
 		f.last_line = t.line;
-		if (t.i < len && text[t.i] == '\n') {
-			t.i++;                  /* the line it ends goes with it */
+		if (t.pos < len && text[t.pos] == '\n') {
+			t.pos++;                  /* the line it ends goes with it */
 			t.line++;
 		}
-		f.end = t.i;
+		f.end = t.pos;
 		in_stmt = 0;
 		if (add(out, &cap, &f))
 			return -1;
@@ -297,23 +252,23 @@ int ptxfuncs_close(const char *text, const struct ptx_funcs *fs, unsigned char *
 		mark[group[i]] |= gone[i];
 	}
 	for (size_t i = 0; i < fs->n; i++) {
-		struct scan t = {text, fs->f[i].end, fs->f[i].start, 0};
+		pscan t = {text, fs->f[i].end, fs->f[i].start, 0};
 
 		if (!fs->f[i].body)
 			continue;
-		while (t.i < t.len) {
+		while (t.pos < t.n) {
 			size_t a;
 			long g;
 
-			if (skip_comment(&t))
+			if (ptx_skip_comment_or_string(&t))
 				continue;
-			if (!ident_start(text[t.i]) || (t.i && ident_char(text[t.i - 1]))) {
-				t.i++;
+			if (!ptx_ident_start(text[t.pos]) || (t.pos && ptx_ident_char(text[t.pos - 1]))) {
+				t.pos++;
 				continue;
 			}
-			for (a = t.i; t.i < t.len && ident_char(text[t.i]); t.i++)
+			for (a = t.pos; t.pos < t.n && ptx_ident_char(text[t.pos]); t.pos++)
 				;
-			g = find_name(&nm, text + a, t.i - a);
+			g = find_name(&nm, text + a, t.pos - a);
 			if (g < 0 || (size_t)g == group[i])
 				continue;
 			if (nedges == capedges) {

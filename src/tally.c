@@ -1,6 +1,7 @@
 /* The tally: with BF16SHIM_TALLY=1 every intercepted call is counted in memory, in a group
  * per distinct trace record (all its fields but the process, thread, sequence and time), so
- * that a program can ask what was rewritten so far without a trace file: bf16shim_tally(),
+ * that a program can ask what was rewritten so far without a trace file: bf16shim_tally()
+ * (exports/tally.c),
  * read by bf16shim.report() in Python, which summarises the groups as `bf16shim report`
  * summarises a trace.  A fixed table: nothing is allocated, and nothing happens at all
  * unless the tally is on.  Off by default, since counting needs every call to reach the
@@ -12,12 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <bf16shim/bf16shim.h>
-
 #include "config.h"
 #include "tally.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* Groups with their shapes; past SHAPED groups, a new one keeps only what `bf16shim
  * report` groups by (shape -1), so that a program with very many shapes (decoding with
@@ -139,7 +136,7 @@ static void append(char *buf, size_t size, size_t *len, const char *text)
 	*len += n;
 }
 
-EXPORT long bf16shim_tally(char *buf, size_t size)
+long tally_format(char *buf, size_t size)
 {
 	char line[2304];
 	size_t len = 0;

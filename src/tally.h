@@ -9,5 +9,9 @@
 int tally_enabled(void);
 /* Counts r in its group (nothing when the tally is off). */
 void tally_add(const struct trace_record *r);
+/* The groups as JSON lines, as bf16shim_tally() (the public header) answers: the length of
+ * the whole text, of which buf gets what fits in size (NUL-terminated); -1 when the tally is
+ * off. */
+long tally_format(char *buf, size_t size);
 
 #endif

@@ -149,6 +149,15 @@ struct outcome {
 	struct plan_model model;      /* the cost model's figures, where it planned */
 };
 
+struct plan_device plan_device_of(const struct device_facts *f)
+{
+	const char *name = shim_config()->emulate_sm ? NULL : f->name;
+
+	return (struct plan_device){f->sm, f->tensor_cores,
+				    cost_device_from(f->sm, name, f->sm_count, f->clock_khz,
+						     f->mem_clock_khz, f->bus_bits)};
+}
+
 /* The walk along p from step i.  refused: the status of a forward the library refused (the
  * entry's, already made), or -1.  Each step answers the call, or hands it on: a rewrite
  * whose machinery is unavailable, a forward the library refused (if a step follows). */
@@ -240,7 +249,7 @@ static abi_status dispatch(const struct gemm_call *c, struct outcome *out)
 		return c->forward(c, DECIDE_PASS);
 	}
 	pc = plan_call_of(c);
-	pd = device_plan_view(out->dev);
+	pd = plan_device_of(out->dev);
 	p = plan_gemm(&pc, &pd, shim_config());
 	if (refused >= 0) {
 		/* The first step, the call as it came, was made: on to what follows it. */

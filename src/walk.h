@@ -5,6 +5,8 @@
 #define BF16SHIM_WALK_H
 
 #include "abi.h"
+#include "device.h"
+#include "plan.h"
 
 struct gemm_call;
 
@@ -12,6 +14,9 @@ struct gemm_call;
  * the library's refusal when nothing else could be taken.  Calls made while the shim works
  * (gate.h) go straight to their forward. */
 abi_status gemm_walk(const struct gemm_call *c);
+/* What the planner takes from a device: the architecture, tensor cores, and the cost
+ * model's figures (cost.h). */
+struct plan_device plan_device_of(const struct device_facts *f);
 /* A null or misaligned operand in a GEMM with work to do: never rewritten (plan.h). */
 int gemm_bad_pointers(const struct gemm_call *c);
 

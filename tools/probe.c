@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "cards.h"
 #include "config.h"
 #include "cost.h"
 #include "plan.h"
@@ -166,7 +167,7 @@ static void probe_devices(void *drv)
 		attr(&minor, ABI_DEV_ATTR_CC_MINOR, d);
 		printf("device.%d.name=%s\n", i, dev_name);
 		printf("device.%d.sm=%d\n", i, major * 10 + minor);
-		printf("device.%d.tensor_cores=%d\n", i, cost_tensor_cores(major * 10 + minor, dev_name));
+		printf("device.%d.tensor_cores=%d\n", i, card_tensor_cores(major * 10 + minor, dev_name));
 		if (mem && mem(&bytes, d) == ABI_CUDA_SUCCESS)
 			printf("device.%d.memory_mb=%zu\n", i, bytes >> 20);
 		attr(&fig[0], ABI_DEV_ATTR_SM_COUNT, d);

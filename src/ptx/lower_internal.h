@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lex.h"
 #include "lower.h"
 
 /* ---- scan.c: PTX text -> statements ---- */
@@ -18,12 +19,6 @@ typedef struct pstmt {
 	unsigned line;          /* line of start, 1-based */
 	int kind;
 } pstmt;
-
-typedef struct pscan {
-	const char *s;
-	size_t n, pos;
-	unsigned line;
-} pscan;
 
 void ptxl_scan_init(pscan *S, const char *s, size_t n);
 int ptxl_scan_next(pscan *S, pstmt *st);     /* 1: *st is the next statement; 0: end of text */

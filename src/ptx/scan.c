@@ -13,26 +13,8 @@ static const char *const line_directives[] = {
 	"noreturn", "blocksareclusters", "b8", "b16", "b32", "b64",
 };
 
-static int is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
-static int is_ident(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '$' || c == '%';
-}
-
-static void adv(pscan *S)
-{
-	if (S->s[S->pos] == '\n')
-		S->line++;
-	S->pos++;
-}
-
 /* If a comment starts at pos, skips it and returns 1. */
-static int skip_comment(pscan *S)
+int ptx_skip_comment(pscan *S)
 {
 	const char *s = S->s;
 	size_t n = S->n;
@@ -40,45 +22,44 @@ static int skip_comment(pscan *S)
 		return 0;
 	if (s[S->pos + 1] == '/') {
 		while (S->pos < n && s[S->pos] != '\n')
-			adv(S);
+			ptx_adv(S);
 		return 1;
 	}
 	if (s[S->pos + 1] == '*') {
-		adv(S);
-		adv(S);
+		ptx_adv(S);
+		ptx_adv(S);
 		while (S->pos < n && !(s[S->pos] == '*' && S->pos + 1 < n && s[S->pos + 1] == '/'))
-			adv(S);
+			ptx_adv(S);
 		if (S->pos < n) {
-			adv(S);
-			adv(S);
+			ptx_adv(S);
+			ptx_adv(S);
 		}
 		return 1;
 	}
 	return 0;
 }
 
-/* Strings never span lines; an unterminated one ends with its line. */
-static int skip_comment_or_string(pscan *S)
+int ptx_skip_comment_or_string(pscan *S)
 {
 	if (S->s[S->pos] != '"')
-		return skip_comment(S);
-	adv(S);
+		return ptx_skip_comment(S);
+	ptx_adv(S);
 	while (S->pos < S->n && S->s[S->pos] != '"' && S->s[S->pos] != '\n') {
 		if (S->s[S->pos] == '\\' && S->pos + 1 < S->n && S->s[S->pos + 1] != '\n')
-			adv(S);
-		adv(S);
+			ptx_adv(S);
+		ptx_adv(S);
 	}
 	if (S->pos < S->n && S->s[S->pos] == '"')
-		adv(S);
+		ptx_adv(S);
 	return 1;
 }
 
 static void skip_blank(pscan *S)
 {
 	while (S->pos < S->n) {
-		if (is_space(S->s[S->pos]))
-			adv(S);
-		else if (!skip_comment(S))
+		if (ptx_is_space(S->s[S->pos]))
+			ptx_adv(S);
+		else if (!ptx_skip_comment(S))
 			break;
 	}
 }
@@ -104,19 +85,19 @@ static int ends_with_line(const char *name, size_t len)
 static void scan_directive(pscan *S)
 {
 	size_t name = S->pos + 1, len = 0;
-	while (name + len < S->n && is_ident(S->s[name + len]))
+	while (name + len < S->n && ptx_ident_char(S->s[name + len]))
 		len++;
 	int by_line = ends_with_line(S->s + name, len), init = 0, depth = 0;
-	adv(S);
+	ptx_adv(S);
 	while (S->pos < S->n) {
 		char c = S->s[S->pos];
-		if (skip_comment_or_string(S))
+		if (ptx_skip_comment_or_string(S))
 			continue;
 		if (by_line) {
 			if (c == '\n')
 				return;
 		} else if (c == ';' && depth == 0) {
-			adv(S);
+			ptx_adv(S);
 			return;
 		} else if (c == '=') {
 			init = 1;
@@ -127,7 +108,7 @@ static void scan_directive(pscan *S)
 		} else if (c == '{' || c == '}') {
 			return;
 		}
-		adv(S);
+		ptx_adv(S);
 	}
 }
 
@@ -137,17 +118,17 @@ static int scan_insn(pscan *S)
 	int depth = 0;
 	while (S->pos < S->n) {
 		char c = S->s[S->pos];
-		if (skip_comment_or_string(S))
+		if (ptx_skip_comment_or_string(S))
 			continue;
 		if (c == ';' && depth == 0) {
-			adv(S);
+			ptx_adv(S);
 			return 1;
 		}
 		if (c == '{')
 			depth++;
 		else if (c == '}' && depth-- == 0)
 			return 0;
-		adv(S);
+		ptx_adv(S);
 	}
 	return 0;
 }
@@ -156,7 +137,7 @@ static int scan_insn(pscan *S)
 static int label_length(const pscan *S)
 {
 	size_t p = S->pos;
-	while (p < S->n && is_ident(S->s[p]))
+	while (p < S->n && ptx_ident_char(S->s[p]))
 		p++;
 	if (p == S->pos)
 		return 0;
@@ -179,18 +160,18 @@ int ptxl_scan_next(pscan *S, pstmt *st)
 	int lab;
 	if (c == '{' || c == '}' || c == ';') {
 		st->kind = c == '{' ? ST_OPEN : c == '}' ? ST_CLOSE : ST_OTHER;
-		adv(S);
+		ptx_adv(S);
 	} else if (c == '.') {
 		st->kind = ST_DIRECTIVE;
 		scan_directive(S);
 	} else if ((lab = label_length(S)) > 0) {
 		st->kind = ST_LABEL;
 		while (lab-- > 0)
-			adv(S);
+			ptx_adv(S);
 	} else {
 		st->kind = scan_insn(S) ? ST_INSN : ST_OTHER;
 		if (S->pos == st->start)   /* a stray '}' at depth 0: never stall */
-			adv(S);
+			ptx_adv(S);
 	}
 	st->end = S->pos;
 	return 1;

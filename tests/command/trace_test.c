@@ -7,7 +7,7 @@
  *                  lines; then a cublasLtMatmul record, whose algo is null
  *   enabled        prints trace_enabled() and writes one record
  *   tally N        (src/tally.c, BF16SHIM_TALLY=1) 8 threads x N records as in threads, then
- *                  prints bf16shim_tally(): "parent" and its lines; a forked child prints
+ *                  prints tally_format(): "parent" and its lines; a forked child prints
  *                  its tally before and after writing 3 records ("child-before",
  *                  "child-after"); with the tally off, prints "off" when it returns -1 */
 #include <pthread.h>
@@ -19,6 +19,7 @@
 
 #include <bf16shim/bf16shim.h>
 
+#include "tally.h"
 #include "trace.h"
 
 static int per_thread;
@@ -176,7 +177,7 @@ static int mode_names(void)
 
 static void print_tally(const char *who)
 {
-	long n = bf16shim_tally(NULL, 0);
+	long n = tally_format(NULL, 0);
 	char *buf;
 
 	if (n < 0) {
@@ -185,9 +186,9 @@ static void print_tally(const char *who)
 	}
 	buf = malloc((size_t)n + 1);
 	/* A buffer too small gets the start of the text, NUL-terminated, and the full length. */
-	if (n > 8 && (bf16shim_tally(buf, 8) != n || strlen(buf) != 7))
+	if (n > 8 && (tally_format(buf, 8) != n || strlen(buf) != 7))
 		printf("%s short-buffer-wrong\n", who);
-	if (bf16shim_tally(buf, (size_t)n + 1) != n)
+	if (tally_format(buf, (size_t)n + 1) != n)
 		printf("%s length-changed\n", who);
 	printf("%s %ld\n%s", who, n, buf);
 	free(buf);

@@ -1,0 +1,76 @@
+/* A module's PTX lowered for the library (modlower.h): from the disk cache when it is
+ * there, else lowered now and kept; the kernels it leaves out logged once each. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "lowercache.h"
+#include "modlower.h"
+#include "ptx/lower.h"
+#include "ptxfuncs.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Once per kernel and target: which one, what keeps it out, what its launches get. */
+static void log_blocked(const struct lowered *lw)
+{
+	for (unsigned i = 0; i < lw->nblocked; i++) {
+		const struct blocked_kernel *b = &lw->blocked[i];
+		long sm = lw->sm;
+		char *source;
+
+		if (!shim_log_first(log_key("blocked kernel", b->name, &sm, 1), LOG_WARN))
+			continue;
+		source = ptxfuncs_demangle(b->name);
+		shim_log(LOG_WARN, LOG_BY_USER,
+			 "kernel %s%s%s%s cannot run on sm_%d: its PTX (line %u) holds '%s', which "
+			 "needs sm_%d and cannot be lowered (%s); it fails with "
+			 "CUDA_ERROR_NO_BINARY_FOR_GPU, as without bf16shim, and the module's other "
+			 "kernels run", b->name, source ? " (" : "", source ? source : "",
+			 source ? ")" : "", lw->sm, b->line, b->what, b->need_sm, b->why);
+		free(source);
+	}
+}
+
+struct lowered *modlower(const char *ptx, size_t len, int sm)
+{
+	struct lowered *lw;
+	double t0 = now_ms();
+	char key[65];
+	int st;
+
+	while (len && ptx[len - 1] == '\0')
+		len--;
+	lowercache_key(ptx, len, sm, key);
+	if ((lw = lowercache_read(key))) {
+		shim_log(LOG_DEBUG, LOG_BY_NOBODY, "module %.16s for sm_%d from the cache (%u "
+			 "instructions lowered, %u kernels left out)", key, sm, lw->instructions,
+			 lw->nblocked);
+		log_blocked(lw);
+		return lw;
+	}
+	lw = calloc(1, sizeof *lw);
+	st = lw ? modlower_text(ptx, len, sm, lw) : PTX_LOWER_ENOMEM;
+	if (st) {
+		shim_log_once("module lower failed", LOG_WARN, LOG_BY_SHIM,
+			      "cannot lower a module's PTX for sm_%d (%s): the driver gets it as it "
+			      "came", sm, st == MODLOWER_EOUTSIDE ? "an instruction outside every "
+			      "function" : ptx_lower_status_name(st));
+		free(lw);
+		return NULL;
+	}
+	memcpy(lw->key, key, sizeof key);
+	shim_log(LOG_DEBUG, LOG_BY_NOBODY, "lowering module %.16s for sm_%d: %u instructions, %u "
+		 "kernels left out, %.1f ms", key, sm, lw->instructions, lw->nblocked,
+		 now_ms() - t0);
+	log_blocked(lw);
+	lowercache_write(lw);
+	return lw;
+}
