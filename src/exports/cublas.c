@@ -1,6 +1,6 @@
 /* Exported cuBLAS entry points: one-line forwards to the shim's entry functions of the same
  * signatures (cublas.c). */
-#include "../cublas.h"
+#include "cublas.h"
 
 /* The vendor headers declare these; the shim does not include them (tests/shim/abi_check.c
  * compares our values with theirs). */

@@ -1,6 +1,6 @@
 /* Exported cuBLASLt entry points: one-line forwards to the shim's entry functions of the
  * same signatures (lt.c). */
-#include "../lt.h"
+#include "lt.h"
 
 /* The vendor headers declare these; the shim does not include them. */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"

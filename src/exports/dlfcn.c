@@ -9,9 +9,9 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
-#include "../deepbind.h"
-#include "../lookup.h"
-#include "../real.h"
+#include "deepbind.h"
+#include "lookup.h"
+#include "real.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -2,7 +2,7 @@
  * Python, asks what was rewritten so far. */
 #include <bf16shim/bf16shim.h>
 
-#include "../tally.h"
+#include "tally.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

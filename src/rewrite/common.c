@@ -2,8 +2,8 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "../kernels/kernels.h"
-#include "../real.h"
+#include "kernels/kernels.h"
+#include "real.h"
 #include "rewrite_internal.h"
 
 size_t rewrite_elem_size(int type)

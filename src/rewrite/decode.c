@@ -6,9 +6,9 @@
  * results to scratch, and the fp32 epilogue adds them in order and finishes C. */
 #define _GNU_SOURCE
 
-#include "../cost.h"
-#include "../kernels/kernels.h"
-#include "../real.h"
+#include "cost.h"
+#include "kernels/kernels.h"
+#include "real.h"
 #include "rewrite_internal.h"
 
 _Static_assert(KERNEL_SMALL_BLOCK(16) == 256 && KERNEL_SMALL_BLOCK(1) == 32,

@@ -8,7 +8,7 @@
  * (KERNEL_FP16_SLICES). */
 #define _GNU_SOURCE
 
-#include "../kernels/kernels.h"
+#include "kernels/kernels.h"
 #include "rewrite_internal.h"
 
 /* Two fp16 slices of each operand, the fp32 result, 8 bytes of words a row and a column. */

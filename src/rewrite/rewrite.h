@@ -4,9 +4,9 @@
 #ifndef BF16SHIM_REWRITE_H
 #define BF16SHIM_REWRITE_H
 
-#include "../device.h"
-#include "../gemm.h"
-#include "../why.h"
+#include "device.h"
+#include "gemm.h"
+#include "why.h"
 
 #define REWRITE_UNAVAILABLE (-1)
 

@@ -3,8 +3,8 @@
 #ifndef BF16SHIM_REWRITE_INTERNAL_H
 #define BF16SHIM_REWRITE_INTERNAL_H
 
-#include "../module.h"
-#include "../workspace.h"
+#include "module.h"
+#include "workspace.h"
 #include "rewrite.h"
 
 /* A matrix operand as the kernels take it (kernels/kernels.h, "view"). */

@@ -7,7 +7,7 @@
  * part of C is written it cannot be replayed, so the failure is the answer. */
 #define _GNU_SOURCE
 
-#include "../config.h"
+#include "config.h"
 #include "rewrite_internal.h"
 
 /* The inner GEMM of tile t: its rows and columns of the converted operands. */

@@ -4,7 +4,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 
-#include "../real.h"
+#include "real.h"
 #include "rewrite_internal.h"
 
 static int stream(const struct gemm_call *c, abi_stream *s, int *pmode, enum why *why)

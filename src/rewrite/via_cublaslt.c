@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "../real.h"
+#include "real.h"
 #include "rewrite_internal.h"
 
 static const float one = 1.0f, zero = 0.0f;
