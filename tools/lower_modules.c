@@ -15,9 +15,9 @@
 
 #include "fatbin.h"
 #include "lower_modules.h"
-#include "modlower.h"
+#include "lower_module.h"
 #include "ptx/lower.h"
-#include "ptxfuncs.h"
+#include "ptx/funcs.h"
 
 struct run {
 	const char *path, *out_dir;
@@ -77,10 +77,10 @@ static int write_file(struct run *r, const struct lowered *lw)
 	return 0;
 }
 
-static void report_blocked(struct run *r, const struct lowered *lw)
+static void report_leftout(struct run *r, const struct lowered *lw)
 {
-	for (unsigned i = 0; i < lw->nblocked; i++) {
-		const struct blocked_kernel *b = &lw->blocked[i];
+	for (unsigned i = 0; i < lw->nleftout; i++) {
+		const struct leftout_kernel *b = &lw->leftout[i];
 		char *source = ptxfuncs_demangle(b->name);
 
 		say(r, "kernel %s%s%s%s cannot be lowered: line %u: '%s' needs sm_%d (%s)", b->name,
@@ -105,25 +105,25 @@ static void lower_one(struct run *r, const struct fb_container *c, const struct 
 		free(text);
 		return;
 	}
-	st = modlower_text(text, got, r->target, &lw);
+	st = lower_module_text(text, got, r->target, &lw);
 	free(text);
 	if (st) {
 		say(r, "cannot lower its PTX %s: %s", what,
-		    st == MODLOWER_EOUTSIDE ? "an instruction outside every function"
+		    st == LOWER_MODULE_EOUTSIDE ? "an instruction outside every function"
 					    : ptx_lower_status_name(st));
 		r->failed = 1;
 		return;
 	}
 	say(r, "PTX %s lowered for sm_%d: %u instructions rewritten, %u kernels left out", what,
-	    r->target, lw.instructions, lw.nblocked);
-	report_blocked(r, &lw);
-	r->failed |= lw.nblocked > 0;
+	    r->target, lw.instructions, lw.nleftout);
+	report_leftout(r, &lw);
+	r->failed |= lw.nleftout > 0;
 	if (r->out_dir)
 		write_file(r, &lw);
 	free(lw.ptx);
-	for (unsigned i = 0; i < lw.nblocked; i++)
-		free(lw.blocked[i].name);
-	free(lw.blocked);
+	for (unsigned i = 0; i < lw.nleftout; i++)
+		free(lw.leftout[i].name);
+	free(lw.leftout);
 }
 
 /* Kernels in the module's first SASS entry; -1 when there is none or it cannot be read. */

@@ -26,9 +26,9 @@ static int cublas_found(void)
 	       real_cublas.cublasSgemmEx;
 }
 
-/* The walk for a described call; once cuBLAS is found whole, the gate lets the entries pass
+/* Into the walk with a described call; once cuBLAS is found whole, the gate lets the entries pass
  * calls straight through. */
-static abi_status walk(const struct gemm_call *c)
+static abi_status enter_walk(const struct gemm_call *c)
 {
 	if (cublas_found())
 		gate_open_cublas();
@@ -117,12 +117,12 @@ static abi_status forward_sgemm_64(const struct gemm_call *c, enum decision how)
  * refused attempt, or -1. */
 
 __attribute__((noinline, cold)) static abi_status
-walk_gemm_ex(abi_status st, const char *api, gemm_forward_fn forward, abi_handle handle,
+describe_gemm_ex(abi_status st, const char *api, gemm_forward_fn forward, abi_handle handle,
 	     int transa, int transb, int64_t m, int64_t n, int64_t k, const void *alpha,
 	     const void *A, int atype, int64_t lda, const void *B, int btype, int64_t ldb,
 	     const void *beta, void *C, int ctype, int64_t ldc, int compute, int algo)
 {
-	return walk(&(struct gemm_call){
+	return enter_walk(&(struct gemm_call){
 		.api = api, .forward = forward, .backend = &rewrite_via_cublas, .handle = handle,
 		.transa = transa, .transb = transb, .m = m, .n = n, .k = k, .alpha = alpha,
 		.beta = beta, .a = A, .b = B, .c = C, .atype = atype, .btype = btype,
@@ -131,13 +131,13 @@ walk_gemm_ex(abi_status st, const char *api, gemm_forward_fn forward, abi_handle
 }
 
 __attribute__((noinline, cold)) static abi_status
-walk_strided(abi_status st, const char *api, gemm_forward_fn forward, abi_handle handle,
+describe_strided(abi_status st, const char *api, gemm_forward_fn forward, abi_handle handle,
 	     int transa, int transb, int64_t m, int64_t n, int64_t k, const void *alpha,
 	     const void *A, int atype, int64_t lda, long long stride_a, const void *B, int btype,
 	     int64_t ldb, long long stride_b, const void *beta, void *C, int ctype, int64_t ldc,
 	     long long stride_c, int64_t batch, int compute, int algo)
 {
-	return walk(&(struct gemm_call){
+	return enter_walk(&(struct gemm_call){
 		.api = api, .forward = forward, .backend = &rewrite_via_cublas, .handle = handle,
 		.transa = transa, .transb = transb, .m = m, .n = n, .k = k, .alpha = alpha,
 		.beta = beta, .a = A, .b = B, .c = C, .atype = atype, .btype = btype,
@@ -148,13 +148,13 @@ walk_strided(abi_status st, const char *api, gemm_forward_fn forward, abi_handle
 
 /* A, B and C are device arrays of pointers. */
 __attribute__((noinline, cold)) static abi_status
-walk_batched(abi_status st, const char *api, gemm_forward_fn forward, abi_handle handle,
+describe_batched(abi_status st, const char *api, gemm_forward_fn forward, abi_handle handle,
 	     int transa, int transb, int64_t m, int64_t n, int64_t k, const void *alpha,
 	     const void *const A[], int atype, int64_t lda, const void *const B[], int btype,
 	     int64_t ldb, const void *beta, void *const C[], int ctype, int64_t ldc,
 	     int64_t batch, int compute, int algo)
 {
-	return walk(&(struct gemm_call){
+	return enter_walk(&(struct gemm_call){
 		.api = api, .forward = forward, .backend = &rewrite_via_cublas, .handle = handle,
 		.transa = transa, .transb = transb, .m = m, .n = n, .k = k, .alpha = alpha,
 		.beta = beta, .a = A, .b = B, .c = (void *)C, .atype = atype, .btype = btype,
@@ -164,12 +164,12 @@ walk_batched(abi_status st, const char *api, gemm_forward_fn forward, abi_handle
 
 /* cublasSgemmEx computes in fp32 (the legacy spelling) with the default algorithm. */
 __attribute__((noinline, cold)) static abi_status
-walk_sgemm(abi_status st, const char *api, gemm_forward_fn forward, abi_handle handle,
+describe_sgemm(abi_status st, const char *api, gemm_forward_fn forward, abi_handle handle,
 	   int transa, int transb, int64_t m, int64_t n, int64_t k, const float *alpha,
 	   const void *A, int atype, int64_t lda, const void *B, int btype, int64_t ldb,
 	   const float *beta, void *C, int ctype, int64_t ldc)
 {
-	return walk_gemm_ex(st, api, forward, handle, transa, transb, m, n, k, alpha, A, atype,
+	return describe_gemm_ex(st, api, forward, handle, transa, transb, m, n, k, alpha, A, atype,
 			    lda, B, btype, ldb, beta, C, ctype, ldc, ABI_R_32F, ABI_GEMM_DEFAULT);
 }
 
@@ -177,20 +177,20 @@ walk_sgemm(abi_status st, const char *api, gemm_forward_fn forward, abi_handle h
  * point, the call described.  Out of line, so that the entries' pass-through keeps no more
  * than it needs: they widen here, not before the real call. */
 __attribute__((noinline, cold)) static abi_status
-walk_cublasGemmEx(abi_status st, abi_handle handle, int transa, int transb, int m, int n, int k,
+kept_cublasGemmEx(abi_status st, abi_handle handle, int transa, int transb, int m, int n, int k,
 		  const void *alpha, const void *A, int atype, int lda, const void *B,
 		  int btype, int ldb, const void *beta, void *C, int ctype, int ldc,
 		  int compute, int algo)
 {
 	if (!real_cublas_find() || !real_cublas.cublasGemmEx)
 		return ABI_STATUS_NOT_INITIALIZED;
-	return walk_gemm_ex(st, "cublasGemmEx", forward_gemm_ex, handle, transa, transb, m, n, k,
+	return describe_gemm_ex(st, "cublasGemmEx", forward_gemm_ex, handle, transa, transb, m, n, k,
 			    alpha, A, atype, lda, B, btype, ldb, beta, C, ctype, ldc, compute,
 			    algo);
 }
 
 __attribute__((noinline, cold)) static abi_status
-walk_cublasGemmStridedBatchedEx(abi_status st, abi_handle handle, int transa, int transb, int m,
+kept_cublasGemmStridedBatchedEx(abi_status st, abi_handle handle, int transa, int transb, int m,
 				int n, int k, const void *alpha, const void *A, int atype,
 				int lda, long long stride_a, const void *B, int btype, int ldb,
 				long long stride_b, const void *beta, void *C, int ctype,
@@ -198,32 +198,32 @@ walk_cublasGemmStridedBatchedEx(abi_status st, abi_handle handle, int transa, in
 {
 	if (!real_cublas_find() || !real_cublas.cublasGemmStridedBatchedEx)
 		return ABI_STATUS_NOT_INITIALIZED;
-	return walk_strided(st, "cublasGemmStridedBatchedEx", forward_strided, handle, transa,
+	return describe_strided(st, "cublasGemmStridedBatchedEx", forward_strided, handle, transa,
 			    transb, m, n, k, alpha, A, atype, lda, stride_a, B, btype, ldb,
 			    stride_b, beta, C, ctype, ldc, stride_c, batch, compute, algo);
 }
 
 __attribute__((noinline, cold)) static abi_status
-walk_cublasGemmBatchedEx(abi_status st, abi_handle handle, int transa, int transb, int m, int n,
+kept_cublasGemmBatchedEx(abi_status st, abi_handle handle, int transa, int transb, int m, int n,
 			 int k, const void *alpha, const void *const A[], int atype, int lda,
 			 const void *const B[], int btype, int ldb, const void *beta,
 			 void *const C[], int ctype, int ldc, int batch, int compute, int algo)
 {
 	if (!real_cublas_find() || !real_cublas.cublasGemmBatchedEx)
 		return ABI_STATUS_NOT_INITIALIZED;
-	return walk_batched(st, "cublasGemmBatchedEx", forward_batched, handle, transa, transb,
+	return describe_batched(st, "cublasGemmBatchedEx", forward_batched, handle, transa, transb,
 			    m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C, ctype, ldc,
 			    batch, compute, algo);
 }
 
 __attribute__((noinline, cold)) static abi_status
-walk_cublasSgemmEx(abi_status st, abi_handle handle, int transa, int transb, int m, int n,
+kept_cublasSgemmEx(abi_status st, abi_handle handle, int transa, int transb, int m, int n,
 		   int k, const float *alpha, const void *A, int atype, int lda, const void *B,
 		   int btype, int ldb, const float *beta, void *C, int ctype, int ldc)
 {
 	if (!real_cublas_find() || !real_cublas.cublasSgemmEx)
 		return ABI_STATUS_NOT_INITIALIZED;
-	return walk_sgemm(st, "cublasSgemmEx", forward_sgemm, handle, transa, transb, m, n, k,
+	return describe_sgemm(st, "cublasSgemmEx", forward_sgemm, handle, transa, transb, m, n, k,
 			  alpha, A, atype, lda, B, btype, ldb, beta, C, ctype, ldc);
 }
 
@@ -248,7 +248,7 @@ abi_status shim_cublasGemmEx(abi_handle handle, int transa, int transb, int m, i
 		if (gate_nest_leave(nest, st))
 			return st;
 	}
-	return walk_cublasGemmEx(st, handle, transa, transb, m, n, k, alpha, A, atype, lda, B,
+	return kept_cublasGemmEx(st, handle, transa, transb, m, n, k, alpha, A, atype, lda, B,
 				 btype, ldb, beta, C, ctype, ldc, compute, algo);
 }
 
@@ -271,7 +271,7 @@ abi_status shim_cublasGemmEx_64(abi_handle handle, int transa, int transb, int64
 	}
 	if (!real_cublas_find() || !real_cublas.cublasGemmEx_64)
 		return ABI_STATUS_NOT_INITIALIZED;
-	return walk_gemm_ex(st, "cublasGemmEx_64", forward_gemm_ex_64, handle, transa, transb,
+	return describe_gemm_ex(st, "cublasGemmEx_64", forward_gemm_ex_64, handle, transa, transb,
 			    m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C, ctype, ldc,
 			    compute, algo);
 }
@@ -294,7 +294,7 @@ abi_status shim_cublasGemmStridedBatchedEx(abi_handle handle, int transa, int tr
 		if (gate_nest_leave(nest, st))
 			return st;
 	}
-	return walk_cublasGemmStridedBatchedEx(st, handle, transa, transb, m, n, k, alpha, A,
+	return kept_cublasGemmStridedBatchedEx(st, handle, transa, transb, m, n, k, alpha, A,
 					       atype, lda, stride_a, B, btype, ldb, stride_b,
 					       beta, C, ctype, ldc, stride_c, batch, compute,
 					       algo);
@@ -321,7 +321,7 @@ abi_status shim_cublasGemmStridedBatchedEx_64(abi_handle handle, int transa, int
 	}
 	if (!real_cublas_find() || !real_cublas.cublasGemmStridedBatchedEx_64)
 		return ABI_STATUS_NOT_INITIALIZED;
-	return walk_strided(st, "cublasGemmStridedBatchedEx_64", forward_strided_64, handle,
+	return describe_strided(st, "cublasGemmStridedBatchedEx_64", forward_strided_64, handle,
 			    transa, transb, m, n, k, alpha, A, atype, lda, stride_a, B, btype,
 			    ldb, stride_b, beta, C, ctype, ldc, stride_c, batch, compute, algo);
 }
@@ -342,7 +342,7 @@ abi_status shim_cublasGemmBatchedEx(abi_handle handle, int transa, int transb, i
 		if (gate_nest_leave(nest, st))
 			return st;
 	}
-	return walk_cublasGemmBatchedEx(st, handle, transa, transb, m, n, k, alpha, A, atype,
+	return kept_cublasGemmBatchedEx(st, handle, transa, transb, m, n, k, alpha, A, atype,
 					lda, B, btype, ldb, beta, C, ctype, ldc, batch, compute,
 					algo);
 }
@@ -366,7 +366,7 @@ abi_status shim_cublasGemmBatchedEx_64(abi_handle handle, int transa, int transb
 	}
 	if (!real_cublas_find() || !real_cublas.cublasGemmBatchedEx_64)
 		return ABI_STATUS_NOT_INITIALIZED;
-	return walk_batched(st, "cublasGemmBatchedEx_64", forward_batched_64, handle, transa,
+	return describe_batched(st, "cublasGemmBatchedEx_64", forward_batched_64, handle, transa,
 			    transb, m, n, k, alpha, A, atype, lda, B, btype, ldb, beta, C, ctype,
 			    ldc, batch, compute, algo);
 }
@@ -385,7 +385,7 @@ abi_status shim_cublasSgemmEx(abi_handle handle, int transa, int transb, int m, 
 		if (gate_nest_leave(nest, st))
 			return st;
 	}
-	return walk_cublasSgemmEx(st, handle, transa, transb, m, n, k, alpha, A, atype, lda, B,
+	return kept_cublasSgemmEx(st, handle, transa, transb, m, n, k, alpha, A, atype, lda, B,
 				  btype, ldb, beta, C, ctype, ldc);
 }
 
@@ -405,7 +405,7 @@ abi_status shim_cublasSgemmEx_64(abi_handle handle, int transa, int transb, int6
 	}
 	if (!real_cublas_find() || !real_cublas.cublasSgemmEx_64)
 		return ABI_STATUS_NOT_INITIALIZED;
-	return walk_sgemm(st, "cublasSgemmEx_64", forward_sgemm_64, handle, transa, transb, m,
+	return describe_sgemm(st, "cublasSgemmEx_64", forward_sgemm_64, handle, transa, transb, m,
 			  n, k, alpha, A, atype, lda, B, btype, ldb, beta, C, ctype, ldc);
 }
 

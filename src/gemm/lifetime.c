@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "lifetime.h"
-#include "module.h"
+#include "own_kernels.h"
 #include "real.h"
 #include "workspace.h"
 
@@ -30,7 +30,7 @@ static void before_end(abi_context ctx)
 static void after_end(abi_context ctx)
 {
 	if (ctx)
-		module_forget_context(ctx);
+		own_kernels_forget_context(ctx);
 }
 
 /* The device's primary context if it is active, its reference count left as it was. */
@@ -71,7 +71,7 @@ static abi_result primary_reset(abi_result (*real)(abi_device), abi_device dev)
 
 	if (!real)
 		return NO_DRIVER;
-	ctx = module_any_loaded() ? primary_of(dev) : NULL;
+	ctx = own_kernels_any_loaded() ? primary_of(dev) : NULL;
 	before_end(ctx);
 	r = real(dev);
 	if (r == ABI_CUDA_SUCCESS)
@@ -110,7 +110,7 @@ int shim_cudaDeviceReset(const void *caller)
 
 	if (!reset)
 		return NO_RUNTIME;
-	if (module_any_loaded() && get_device && get_device(&dev) == 0)
+	if (own_kernels_any_loaded() && get_device && get_device(&dev) == 0)
 		ctx = primary_of(dev);
 	before_end(ctx);
 	r = reset();
@@ -130,7 +130,7 @@ static abi_result stream_destroy(abi_result (*real)(abi_stream), abi_stream stre
 {
 	if (!real)
 		return NO_DRIVER;
-	if (own_stream(stream) && module_any_loaded())
+	if (own_stream(stream) && own_kernels_any_loaded())
 		workspace_forget_stream(stream);
 	return real(stream);
 }
@@ -151,7 +151,7 @@ int shim_cudaStreamDestroy(abi_stream stream, const void *caller)
 
 	if (!destroy)
 		return NO_RUNTIME;
-	if (own_stream(stream) && module_any_loaded())
+	if (own_stream(stream) && own_kernels_any_loaded())
 		workspace_forget_stream(stream);
 	return destroy(stream);
 }

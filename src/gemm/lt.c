@@ -174,7 +174,7 @@ _Static_assert((int)ABI_LT_POINTER_MODE_HOST == (int)ABI_POINTER_MODE_HOST &&
 static const struct plan not_described = {.n = 1, .step = {{DECIDE_PASS, "not described"}}};
 
 /* Describes a matmul the gate kept and walks it. */
-static abi_status walk_matmul(const struct lt_matmul_args *a)
+static abi_status describe_matmul(const struct lt_matmul_args *a)
 {
 	struct gemm_lt lt = {a->stream, -1, a};
 	const struct device_facts *dev = NULL;
@@ -220,7 +220,7 @@ lt_matmul_kept(abi_lt_handle handle, abi_lt_desc desc, const void *alpha, const 
 	       const abi_lt_algo *algo, void *workspace, size_t workspace_bytes,
 	       abi_stream stream)
 {
-	return walk_matmul(&(struct lt_matmul_args){handle, desc, alpha, A, adesc, B, bdesc,
+	return describe_matmul(&(struct lt_matmul_args){handle, desc, alpha, A, adesc, B, bdesc,
 						    beta, C, cdesc, D, ddesc, algo, workspace,
 						    workspace_bytes, stream});
 }

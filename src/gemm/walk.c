@@ -161,7 +161,7 @@ struct plan_device plan_device_of(const struct device_facts *f)
 /* The walk along p from step i.  refused: the status of a forward the library refused (the
  * entry's, already made), or -1.  Each step answers the call, or hands it on: a rewrite
  * whose machinery is unavailable, a forward the library refused (if a step follows). */
-static abi_status walk(const struct gemm_call *c, const struct device_facts *dev,
+static abi_status take_steps(const struct gemm_call *c, const struct device_facts *dev,
 		       const struct plan *p, int i, abi_status refused, struct outcome *out)
 {
 	int unavailable = 0;
@@ -228,7 +228,7 @@ static abi_status dispatch(const struct gemm_call *c, struct outcome *out)
 	if (c->plan) {
 		out->step = c->plan->step[0];
 		out->model = c->plan->model;
-		return walk(c, c->dev, c->plan, 0, refused, out);
+		return take_steps(c, c->dev, c->plan, 0, refused, out);
 	}
 	if (shim_config()->mode == MODE_OFF) {
 		out->step.reason = "BF16SHIM_MODE=off";
@@ -262,7 +262,7 @@ static abi_status dispatch(const struct gemm_call *c, struct outcome *out)
 		if (out->step.decision != DECIDE_PASS)
 			log_plan(c, out->dev, &out->step);
 	}
-	return walk(c, out->dev, &p, start, refused, out);
+	return take_steps(c, out->dev, &p, start, refused, out);
 }
 
 /* The one trace writer: what a walk did with c, and the status the caller got. */

@@ -6,10 +6,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "blocked.h"
+#include "leftout.h"
 #include "lifetime.h"
 #include "lookup.h"
-#include "ptxload.h"
+#include "loaders.h"
 #include "real.h"
 
 /* CUDA_ERROR_NOT_INITIALIZED, cudaErrorInitializationError: no library to ask. */

@@ -105,7 +105,7 @@ static struct lowered *lower_entry(const struct fb_container *c, const struct fb
 		return NULL;
 	}
 	text[got] = '\0';
-	lw = modlower(text, got, sm);
+	lw = lowered_for(text, got, sm);
 	free(text);
 	return lw;
 }
@@ -235,7 +235,7 @@ int fatload_prepare(const void *image, size_t len, struct fatload *fl)
 			      "a fatbin has no code for sm_%d but PTX for compute_%u: lowered it "
 			      "(%u instructions rewritten%s)", fl->lowered[i]->sm, from[i].arch,
 			      fl->lowered[i]->instructions,
-			      fl->lowered[i]->nblocked ? ", some kernels left out" : "");
+			      fl->lowered[i]->nleftout ? ", some kernels left out" : "");
 	}
 	return 1;
 }

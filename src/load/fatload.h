@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "modlower.h"
+#include "lower_module.h"
 
 #define FATLOAD_MAX_TARGETS 8
 

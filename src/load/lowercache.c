@@ -1,4 +1,4 @@
-/* The cache of lowered modules on disk, which modlower() (lowered.c) reads and fills.  Big
+/* The cache of lowered modules on disk, which lowered_for() (lowered.c) reads and fills.  Big
  * modules take seconds to lower; a program loads the same ones at every start.
  *
  * One file per module and target, named by its key: the SHA-256 of the shim's version and
@@ -13,8 +13,8 @@
  *   key <64 hex>
  *   sha256 <64 hex of everything after the blank line>
  *   <blank line>
- *   sm <N> instructions <N> blocked <N>
- *   <need_sm> <line> <what> <name> <why...>       one line per blocked kernel
+ *   sm <N> instructions <N> left_out <N>
+ *   <need_sm> <line> <what> <name> <why...>       one line per kernel left out
  *   <blank line>
  *   <the lowered PTX>
  */
@@ -35,7 +35,7 @@
 #include "config.h"
 #include "log.h"
 #include "lowercache.h"
-#include "modlower.h"
+#include "lower_module.h"
 #include "ptx/lower.h"
 #include "sha256.h"
 #include "stat_floor.h"
@@ -208,20 +208,20 @@ static char *slurp(int fd, size_t *len)
 	return buf;
 }
 
-/* The body's blocked kernels and PTX; 0 when it parses. */
+/* The body's kernels left out and PTX; 0 when it parses. */
 static int parse_body(char *body, size_t len, struct lowered *lw)
 {
 	char *line = body, *end = body + len, *nl;
-	unsigned nblocked;
+	unsigned nleftout;
 
-	if (sscanf(line, "sm %d instructions %u blocked %u", &lw->sm, &lw->instructions,
-		   &nblocked) != 3 || nblocked > 100000 || !(nl = memchr(line, '\n', len)))
+	if (sscanf(line, "sm %d instructions %u left_out %u", &lw->sm, &lw->instructions,
+		   &nleftout) != 3 || nleftout > 100000 || !(nl = memchr(line, '\n', len)))
 		return -1;
-	lw->blocked = calloc(nblocked + 1, sizeof *lw->blocked);
-	if (!lw->blocked)
+	lw->leftout = calloc(nleftout + 1, sizeof *lw->leftout);
+	if (!lw->leftout)
 		return -1;
-	for (line = nl + 1; lw->nblocked < nblocked; line = nl + 1) {
-		struct blocked_kernel *b = &lw->blocked[lw->nblocked];
+	for (line = nl + 1; lw->nleftout < nleftout; line = nl + 1) {
+		struct leftout_kernel *b = &lw->leftout[lw->nleftout];
 		char name[1024];
 		int at = 0;
 
@@ -232,7 +232,7 @@ static int parse_body(char *body, size_t len, struct lowered *lw)
 			   &at) != 4 || !(b->name = strdup(name)))
 			return -1;
 		snprintf(b->why, sizeof b->why, "%s", line + at);
-		lw->nblocked++;
+		lw->nleftout++;
 	}
 	if (line >= end || *line != '\n')
 		return -1;
@@ -308,15 +308,15 @@ static int write_all(int fd, const char *p, size_t n)
 
 static char *format_body(const struct lowered *lw, size_t *len)
 {
-	size_t cap = lw->len + 128 + (size_t)lw->nblocked * 1400, n;
+	size_t cap = lw->len + 128 + (size_t)lw->nleftout * 1400, n;
 	char *b = malloc(cap);
 
 	if (!b)
 		return NULL;
-	n = (size_t)snprintf(b, cap, "sm %d instructions %u blocked %u\n", lw->sm,
-			     lw->instructions, lw->nblocked);
-	for (unsigned i = 0; i < lw->nblocked; i++) {
-		const struct blocked_kernel *k = &lw->blocked[i];
+	n = (size_t)snprintf(b, cap, "sm %d instructions %u left_out %u\n", lw->sm,
+			     lw->instructions, lw->nleftout);
+	for (unsigned i = 0; i < lw->nleftout; i++) {
+		const struct leftout_kernel *k = &lw->leftout[i];
 		n += (size_t)snprintf(b + n, cap - n, "%d %u %s %.1023s %s\n", k->need_sm, k->line,
 				      *k->what ? k->what : "?", k->name, k->why);
 	}

@@ -1,4 +1,4 @@
-/* The disk cache of lowered modules (BF16SHIM_CACHE, BF16SHIM_CACHE_DIR); modlower()
+/* The disk cache of lowered modules (BF16SHIM_CACHE, BF16SHIM_CACHE_DIR); lowered_for()
  * (modlower.h, lowered.c) reads and fills it. */
 #ifndef BF16SHIM_LOWERCACHE_H
 #define BF16SHIM_LOWERCACHE_H

@@ -7,9 +7,9 @@
 
 #include "log.h"
 #include "lowercache.h"
-#include "modlower.h"
+#include "lower_module.h"
 #include "ptx/lower.h"
-#include "ptxfuncs.h"
+#include "ptx/funcs.h"
 
 static double now_ms(void)
 {
@@ -19,14 +19,14 @@ static double now_ms(void)
 }
 
 /* Once per kernel and target: which one, what keeps it out, what its launches get. */
-static void log_blocked(const struct lowered *lw)
+static void log_leftout(const struct lowered *lw)
 {
-	for (unsigned i = 0; i < lw->nblocked; i++) {
-		const struct blocked_kernel *b = &lw->blocked[i];
+	for (unsigned i = 0; i < lw->nleftout; i++) {
+		const struct leftout_kernel *b = &lw->leftout[i];
 		long sm = lw->sm;
 		char *source;
 
-		if (!shim_log_first(log_key("blocked kernel", b->name, &sm, 1), LOG_WARN))
+		if (!shim_log_first(log_key("left-out kernel", b->name, &sm, 1), LOG_WARN))
 			continue;
 		source = ptxfuncs_demangle(b->name);
 		shim_log(LOG_WARN, LOG_BY_USER,
@@ -39,7 +39,7 @@ static void log_blocked(const struct lowered *lw)
 	}
 }
 
-struct lowered *modlower(const char *ptx, size_t len, int sm)
+struct lowered *lowered_for(const char *ptx, size_t len, int sm)
 {
 	struct lowered *lw;
 	double t0 = now_ms();
@@ -52,25 +52,25 @@ struct lowered *modlower(const char *ptx, size_t len, int sm)
 	if ((lw = lowercache_read(key))) {
 		shim_log(LOG_DEBUG, LOG_BY_NOBODY, "module %.16s for sm_%d from the cache (%u "
 			 "instructions lowered, %u kernels left out)", key, sm, lw->instructions,
-			 lw->nblocked);
-		log_blocked(lw);
+			 lw->nleftout);
+		log_leftout(lw);
 		return lw;
 	}
 	lw = calloc(1, sizeof *lw);
-	st = lw ? modlower_text(ptx, len, sm, lw) : PTX_LOWER_ENOMEM;
+	st = lw ? lower_module_text(ptx, len, sm, lw) : PTX_LOWER_ENOMEM;
 	if (st) {
 		shim_log_once("module lower failed", LOG_WARN, LOG_BY_SHIM,
 			      "cannot lower a module's PTX for sm_%d (%s): the driver gets it as it "
-			      "came", sm, st == MODLOWER_EOUTSIDE ? "an instruction outside every "
+			      "came", sm, st == LOWER_MODULE_EOUTSIDE ? "an instruction outside every "
 			      "function" : ptx_lower_status_name(st));
 		free(lw);
 		return NULL;
 	}
 	memcpy(lw->key, key, sizeof key);
 	shim_log(LOG_DEBUG, LOG_BY_NOBODY, "lowering module %.16s for sm_%d: %u instructions, %u "
-		 "kernels left out, %.1f ms", key, sm, lw->instructions, lw->nblocked,
+		 "kernels left out, %.1f ms", key, sm, lw->instructions, lw->nleftout,
 		 now_ms() - t0);
-	log_blocked(lw);
+	log_leftout(lw);
 	lowercache_write(lw);
 	return lw;
 }

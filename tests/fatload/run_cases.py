@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Runs a fatbin lowering program (harness.h) on the simulated stack and judges it.
 
-    run_cases.py PROGRAM --arch sm_XY [--cuda 13|12] [--blocked CASE=KERNEL:sm_A,sm_B ...]
+    run_cases.py PROGRAM --arch sm_XY [--cuda 13|12] [--left-out CASE=KERNEL:sm_A,sm_B ...]
 
 1. On sm_80, without bf16shim: the reference; every case must run.
 2. On sm_XY without bf16shim: every case fails with cudaErrorNoKernelImageForDevice, the
    error a real device with nothing to run gives ("no kernel image is available ...").
 3. On sm_XY with bf16shim (a fresh cache): every case prints what it printed on sm_80
-   (bit for bit, or within its tolerance), except a case listed as blocked on sm_XY: that one
+   (bit for bit, or within its tolerance), except a case listed as left out on sm_XY: that one
    fails with cudaErrorNoKernelImageForDevice, and the log names its kernel (KERNEL, the
    source name) exactly once, mangled and demangled, with the instruction.
 
@@ -83,15 +83,15 @@ def main():
     ap.add_argument("program")
     ap.add_argument("--arch", required=True)
     ap.add_argument("--cuda", default="13")
-    ap.add_argument("--blocked", action="append", default=[],
+    ap.add_argument("--left-out", action="append", default=[],
                     help="CASE=KERNEL:sm_A,sm_B: CASE's kernel stays out on those GPUs")
     args = ap.parse_args()
-    blocked = {}
-    for spec in args.blocked:
+    left_out = {}
+    for spec in args.left_out:
         case, rest = spec.split("=", 1)
         kernel, archs = rest.split(":", 1)
         if args.arch in archs.split(","):
-            blocked[case] = kernel
+            left_out[case] = kernel
 
     env = dict(os.environ)
     env.pop("LD_LIBRARY_PATH", None)      # the command must find the simulator itself
@@ -127,11 +127,11 @@ def main():
         fail("with bf16shim, no module was lowered for %s" % args.arch)
     for name, r in ref.items():
         got = shim.get(name)
-        if name in blocked:
+        if name in left_out:
             if not got or got[0] != "error" or got[1] != NO_IMAGE:
                 fail("case %s on %s with bf16shim: %s, want %s (its kernel cannot be lowered)"
                      % (name, args.arch, got, NO_IMAGE))
-            kernel = blocked[name]
+            kernel = left_out[name]
             named = re.findall(r"kernel (_Z\w*%s\w*) \((%s\(.*?\))\) cannot run on %s: .*'(\S+)'"
                                % (kernel, kernel, args.arch), err)
             if len(named) != 1:
@@ -147,7 +147,7 @@ def main():
         print(err)
     else:
         print("%s with bf16shim: every case as on sm_80%s" % (
-            args.arch, ", but " + " ".join(sorted(blocked)) if blocked else ""))
+            args.arch, ", but " + " ".join(sorted(left_out)) if left_out else ""))
     return 1 if failures else 0
 
 

@@ -15,12 +15,12 @@ static int lower(const char *in, size_t len, int target, char **out, size_t *ole
 /* 1 if text still has an instruction that needs more than sm_target. */
 static int needs_more_than(const char *text, size_t len, int target)
 {
-	pscan S;
-	pstmt st;
+	ptx_cursor S;
+	ptx_stmt st;
 	pinst I;
 	pmatch m;
-	ptxl_scan_init(&S, text, len);
-	while (ptxl_scan_next(&S, &st))
+	ptxl_statements_init(&S, text, len);
+	while (ptxl_next_statement(&S, &st))
 		if (st.kind == ST_INSN && !ptxl_insn_parse(&I, text + st.start, st.end - st.start) &&
 		    ptxl_rule_match(&I, &(lctx){ target, NULL, 0 }, &m) != MATCH_NONE)
 			return 1;

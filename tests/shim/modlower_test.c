@@ -1,16 +1,16 @@
 /* The pure parts of lowering a whole module: the functions of a PTX text (ptxfuncs.c:
  * initialisers, comments, return parameters, nested blocks, declarations), the closure over
- * what calls what, the text without some functions; modlower_text leaving out the kernels
+ * what calls what, the text without some functions; lower_module_text leaving out the kernels
  * that cannot be lowered and what needs them, and nothing else; SHA-256 against FIPS 180-4's
- * vectors; and a bounded fuzz of modlower_text on mutated text (no crash, a terminated
+ * vectors; and a bounded fuzz of lower_module_text on mutated text (no crash, a terminated
  * output of the length it says). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "modlower.h"
-#include "ptxfuncs.h"
+#include "lower_module.h"
+#include "ptx/funcs.h"
 #include "sha256.h"
 
 static const char module_text[] =
@@ -140,20 +140,20 @@ static void test_modlower(void)
 	char padded[sizeof module_text + 7] = {0};   /* NULs after the text, as in a fatbin */
 
 	memcpy(padded, module_text, sizeof module_text);
-	int st = modlower_text(padded, sizeof padded, 75, &lw);
+	int st = lower_module_text(padded, sizeof padded, 75, &lw);
 
-	CHECK_EQ_INT(st, 0, "modlower_text");
+	CHECK_EQ_INT(st, 0, "lower_module_text");
 	if (st)
 		return;
-	CHECK_EQ_INT(lw.nblocked, 2, "two kernels left out");
-	CHECK(lw.nblocked == 2 && ((!strcmp(lw.blocked[0].name, "calls_helper") &&
-				    !strcmp(lw.blocked[1].name, "alone")) ||
-				   (!strcmp(lw.blocked[1].name, "calls_helper") &&
-				    !strcmp(lw.blocked[0].name, "alone"))),
-	      "the kernels that need sm_80 instructions the pass does not lower: %s, %s", lw.blocked[0].name,
-	      lw.nblocked > 1 ? lw.blocked[1].name : "");
-	for (unsigned i = 0; i < lw.nblocked; i++) {
-		const struct blocked_kernel *b = &lw.blocked[i];
+	CHECK_EQ_INT(lw.nleftout, 2, "two kernels left out");
+	CHECK(lw.nleftout == 2 && ((!strcmp(lw.leftout[0].name, "calls_helper") &&
+				    !strcmp(lw.leftout[1].name, "alone")) ||
+				   (!strcmp(lw.leftout[1].name, "calls_helper") &&
+				    !strcmp(lw.leftout[0].name, "alone"))),
+	      "the kernels that need sm_80 instructions the pass does not lower: %s, %s", lw.leftout[0].name,
+	      lw.nleftout > 1 ? lw.leftout[1].name : "");
+	for (unsigned i = 0; i < lw.nleftout; i++) {
+		const struct leftout_kernel *b = &lw.leftout[i];
 		if (!strcmp(b->name, "alone"))
 			CHECK(!strcmp(b->what, "cvt.rn.relu.f16x2.f32") && b->need_sm == 80 &&
 				      b->line == 38, "alone: its own instruction and line (%s, %u)",
@@ -169,9 +169,9 @@ static void test_modlower(void)
 	CHECK_EQ_INT(lw.instructions, 1, "one cvt lowered");
 	CHECK(lw.len == strlen(lw.ptx), "its length");
 	free(lw.ptx);
-	for (unsigned i = 0; i < lw.nblocked; i++)
-		free(lw.blocked[i].name);
-	free(lw.blocked);
+	for (unsigned i = 0; i < lw.nleftout; i++)
+		free(lw.leftout[i].name);
+	free(lw.leftout);
 }
 
 static void test_sha256(void)
@@ -225,12 +225,12 @@ static void fuzz_modlower(unsigned rounds)
 			else if (len)
 				text[(x >> 8) % len] = bits[(x >> 40) % (sizeof bits - 1)];
 		}
-		if (modlower_text(text, len, 61 + (int)(r % 3) * 7, &lw) == 0) {
+		if (lower_module_text(text, len, 61 + (int)(r % 3) * 7, &lw) == 0) {
 			CHECK(lw.ptx && lw.len == strlen(lw.ptx), "round %u: output length", r);
 			free(lw.ptx);
-			for (unsigned i = 0; i < lw.nblocked; i++)
-				free(lw.blocked[i].name);
-			free(lw.blocked);
+			for (unsigned i = 0; i < lw.nleftout; i++)
+				free(lw.leftout[i].name);
+			free(lw.leftout);
 		}
 	}
 	free(text);

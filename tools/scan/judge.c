@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "lower.h"
-#include "modlower.h"
+#include "lower_module.h"
 #include "scan.h"
 
 target_code target_of(const struct fb_entry *e)
@@ -90,7 +90,7 @@ static enum module_verdict judge_lowering(const struct module_facts *m,
 	st = text ? fb_entry_read(m->container, e, text, e->bytes, &got, err, sizeof err)
 		  : FB_ESPACE;
 	if (st == FB_OK)
-		st = modlower_text(text, got, sm, &lw);
+		st = lower_module_text(text, got, sm, &lw);
 	free(text);
 	if (st == FB_ENOCODEC || st == FB_ECORRUPT || st == FB_EINVAL || st == FB_ESPACE) {
 		snprintf(note, len, "its PTX %s cannot be read: %s", target, err);
@@ -98,20 +98,20 @@ static enum module_verdict judge_lowering(const struct module_facts *m,
 	}
 	if (st) {
 		snprintf(note, len, "bf16shim cannot lower its PTX %s (%s)", target,
-			 st == MODLOWER_EOUTSIDE ? "an instruction outside every function"
+			 st == LOWER_MODULE_EOUTSIDE ? "an instruction outside every function"
 						 : ptx_lower_status_name(st));
 		return MV_NONE;
 	}
-	if (lw.nblocked)
+	if (lw.nleftout)
 		snprintf(note, len, "kernel %.80s: line %u of its PTX %s: '%s' needs sm_%d and bf16shim "
-			 "cannot lower it (%s)%s", lw.blocked[0].name, lw.blocked[0].line, target,
-			 lw.blocked[0].what, lw.blocked[0].need_sm, lw.blocked[0].why,
-			 lw.nblocked > 1 ? "; and more kernels" : "");
+			 "cannot lower it (%s)%s", lw.leftout[0].name, lw.leftout[0].line, target,
+			 lw.leftout[0].what, lw.leftout[0].need_sm, lw.leftout[0].why,
+			 lw.nleftout > 1 ? "; and more kernels" : "");
 	free(lw.ptx);
-	for (unsigned i = 0; i < lw.nblocked; i++)
-		free(lw.blocked[i].name);
-	free(lw.blocked);
-	return lw.nblocked ? MV_NONE : MV_SHIM;
+	for (unsigned i = 0; i < lw.nleftout; i++)
+		free(lw.leftout[i].name);
+	free(lw.leftout);
+	return lw.nleftout ? MV_NONE : MV_SHIM;
 }
 
 enum module_verdict judge_module(const struct module_facts *m, int sm, char *note,

@@ -1,5 +1,5 @@
 /* bf16shim-scan: which compiled GPU code under some folders runs on which GPU, and why not.
- * Shared by its files: walk.c finds the files, file.c reads each one's GPU code into
+ * Shared by its files: tree.c finds the files, file.c reads each one's GPU code into
  * modules, judge.c gives each module, file and package a verdict per GPU, report.c prints
  * them for people or as JSON, main.c holds the options. */
 #ifndef BF16SHIM_SCAN_H
@@ -77,7 +77,7 @@ struct scan {
 	int codec_missing[3];         /* said once each */
 };
 
-/* walk.c: every regular file under path, once per (device, inode). */
+/* tree.c: every regular file under path, once per (device, inode). */
 void scan_path(struct scan *s, const char *path);
 /* file.c: reads one file; adds a result when it holds GPU code. */
 void scan_file(struct scan *s, const char *path, int fd, uint64_t size);

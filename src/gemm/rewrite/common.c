@@ -70,7 +70,7 @@ int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, enum why *w
 		*why = WHY_PAST_ALLOCATION;
 		return 0;
 	}
-	rc->mod = module_for_current_context(why);
+	rc->mod = own_kernels_for_context(why);
 	if (!rc->mod || !c->backend->stream(c, &rc->stream, &rc->pmode, why))
 		return 0;
 	if (rc->pmode == ABI_POINTER_MODE_DEVICE) {

@@ -156,7 +156,7 @@ static int fp16_epilogue(const struct rewrite_ctx *rc, void *self, const struct 
 }
 
 /* bf16 operands only (their scales are bf16's) and the path's kernels. */
-static int fp16_usable(const struct gemm_call *c, const struct shim_module *mod, void *self,
+static int fp16_usable(const struct gemm_call *c, const struct own_kernels *mod, void *self,
 		       enum why *why)
 {
 	(void)self;

@@ -74,7 +74,7 @@ static int fp32_epilogue(const struct rewrite_ctx *rc, void *self, const struct 
 				       (uint64_t)t->bn, rc->stream, params);
 }
 
-static int fp32_usable(const struct gemm_call *c, const struct shim_module *mod, void *self,
+static int fp32_usable(const struct gemm_call *c, const struct own_kernels *mod, void *self,
 		       enum why *why)
 {
 	struct fp32_state *st = self;

@@ -3,7 +3,7 @@
 #ifndef BF16SHIM_REWRITE_INTERNAL_H
 #define BF16SHIM_REWRITE_INTERNAL_H
 
-#include "module.h"
+#include "own_kernels.h"
 #include "workspace.h"
 #include "rewrite.h"
 
@@ -37,7 +37,7 @@ struct scalars {
 };
 
 struct rewrite_ctx {
-	const struct shim_module *mod;
+	const struct own_kernels *mod;
 	abi_stream stream;
 	int pmode;                      /* ABI_POINTER_MODE_*: where alpha and beta are */
 	struct scalars sc;
@@ -151,7 +151,7 @@ struct tile_path {
 	int vectors;
 	enum why gemm_failed;           /* *why when the inner GEMM fails */
 	/* Can the path take c with these kernels?  0 with *why if not; else self is ready. */
-	int (*usable)(const struct gemm_call *c, const struct shim_module *mod, void *self,
+	int (*usable)(const struct gemm_call *c, const struct own_kernels *mod, void *self,
 		      enum why *why);
 	/* NULL, or: can the inner GEMM write c's C itself (alpha, beta and all), with no
 	 * epilogue?  Then direct_cost replaces cost. */

@@ -5,10 +5,10 @@
  * process may hold several runtimes, and each call goes to the caller's own. */
 #define _GNU_SOURCE
 
-#include "blocked.h"
+#include "leftout.h"
 #include "lifetime.h"
 #include "lookup.h"
-#include "ptxload.h"
+#include "loaders.h"
 
 /* The vendor headers declare these; we do not include them. */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"

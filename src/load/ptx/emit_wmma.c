@@ -285,15 +285,15 @@ int ptxl_build_wmma(iseq *S, const pinst *I, const pmods *M)
 
 int ptxl_wmma_prescan(const char *in, size_t len, int target, uint8_t **flags)
 {
-	pscan S;
-	pstmt st;
+	ptx_cursor S;
+	ptx_stmt st;
 	int nfunc = 0, cap = 0, depth = 0;
 	pinst *I = malloc(sizeof(*I));
 	*flags = NULL;
 	if (!I)
 		return -1;
-	ptxl_scan_init(&S, in, len);
-	while (target < 80 && ptxl_scan_next(&S, &st)) {
+	ptxl_statements_init(&S, in, len);
+	while (target < 80 && ptxl_next_statement(&S, &st)) {
 		if (st.kind == ST_OPEN && depth++ == 0) {
 			if (nfunc == cap) {
 				cap = cap ? 2 * cap : 16;

@@ -7,11 +7,11 @@
 
 #include <stddef.h>
 
-typedef struct pscan {
+typedef struct ptx_cursor {
 	const char *s;
 	size_t n, pos;
 	unsigned line;
-} pscan;
+} ptx_cursor;
 
 static inline int ptx_is_space(char c)
 {
@@ -32,7 +32,7 @@ static inline int ptx_ident_char(char c)
 }
 
 /* One character on, counting lines. */
-static inline void ptx_adv(pscan *S)
+static inline void ptx_adv(ptx_cursor *S)
 {
 	if (S->s[S->pos] == '\n')
 		S->line++;
@@ -40,9 +40,9 @@ static inline void ptx_adv(pscan *S)
 }
 
 /* If a comment starts at the cursor, skips it and returns 1. */
-int ptx_skip_comment(pscan *S);
+int ptx_skip_comment(ptx_cursor *S);
 /* The same for a comment or a string; strings never span lines, an unterminated one ends
  * with its line. */
-int ptx_skip_comment_or_string(pscan *S);
+int ptx_skip_comment_or_string(ptx_cursor *S);
 
 #endif

@@ -191,8 +191,8 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 	if (!W)
 		return PTX_LOWER_ENOMEM;
 	obuf B = { 0 };
-	pscan S;
-	pstmt st;
+	ptx_cursor S;
+	ptx_stmt st;
 	size_t done = 0;   /* input bytes already in the output */
 	if (!in)
 		in = "";   /* len is 0 */
@@ -206,8 +206,8 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 	pick_label_base(in, len, W->lbase, sizeof(W->lbase));
 	ptxl_regs_reset(&W->regs);
 	W->ctx = (lctx){ target, &W->regs, 0 };
-	ptxl_scan_init(&S, in, len);
-	while (!B.err && ptxl_scan_next(&S, &st)) {
+	ptxl_statements_init(&S, in, len);
+	while (!B.err && ptxl_next_statement(&S, &st)) {
 		const char *s = in + st.start;
 		size_t n = st.end - st.start, k;
 		if (st.kind == ST_OPEN && depth++ == 0) {

@@ -14,14 +14,14 @@
 /* ---- scan.c: PTX text -> statements ---- */
 enum { ST_INSN, ST_DIRECTIVE, ST_LABEL, ST_OPEN, ST_CLOSE, ST_OTHER };
 
-typedef struct pstmt {
+typedef struct ptx_stmt {
 	size_t start, end;      /* [start, end) in the text; an instruction's end is after ';' */
 	unsigned line;          /* line of start, 1-based */
 	int kind;
-} pstmt;
+} ptx_stmt;
 
-void ptxl_scan_init(pscan *S, const char *s, size_t n);
-int ptxl_scan_next(pscan *S, pstmt *st);     /* 1: *st is the next statement; 0: end of text */
+void ptxl_statements_init(ptx_cursor *S, const char *s, size_t n);
+int ptxl_next_statement(ptx_cursor *S, ptx_stmt *st);     /* 1: *st is the next statement; 0: end of text */
 
 /* ---- insn.c: one instruction statement -> guard, opcode words, operands ---- */
 #define INSN_MAX_WORDS 16

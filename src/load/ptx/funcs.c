@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptxfuncs.h"
+#include "ptx/funcs.h"
 #include "ptx/lex.h"
 
 /* Advances past the brace-balanced group that opens at the cursor ('{' or '('). */
-static void skip_group(pscan *t, char open, char close)
+static void skip_group(ptx_cursor *t, char open, char close)
 {
 	int depth = 0;
 
@@ -41,7 +41,7 @@ static int function_header(const char *s, size_t a, size_t b, struct ptx_func *f
 	int depth = 0;
 
 	for (size_t i = a; i < b; i++) {
-		pscan comment = {s, b, i, 0};
+		ptx_cursor comment = {s, b, i, 0};
 
 		if (ptx_skip_comment(&comment)) {
 			i = comment.pos - 1;
@@ -107,7 +107,7 @@ static int add(struct ptx_funcs *fs, size_t *cap, const struct ptx_func *f)
 
 int ptxfuncs_parse(const char *text, size_t len, struct ptx_funcs *out)
 {
-	pscan t = {text, len, 0, 1};
+	ptx_cursor t = {text, len, 0, 1};
 	size_t cap = 0, start = 0;
 	unsigned first = 0;
 	int in_stmt = 0;
@@ -252,7 +252,7 @@ int ptxfuncs_close(const char *text, const struct ptx_funcs *fs, unsigned char *
 		mark[group[i]] |= gone[i];
 	}
 	for (size_t i = 0; i < fs->n; i++) {
-		pscan t = {text, fs->f[i].end, fs->f[i].start, 0};
+		ptx_cursor t = {text, fs->f[i].end, fs->f[i].start, 0};
 
 		if (!fs->f[i].body)
 			continue;

@@ -5,18 +5,18 @@
  * and the partly lowered text is still loaded, so the driver's own error names what
  * remains.  Cubins go through as they are.  What the driver gets instead of the caller's
  * image lives until the call returns, or, for a library loaded with
- * CU_LIBRARY_BINARY_IS_PRESERVED, until its unload (blocked.c). */
+ * CU_LIBRARY_BINARY_IS_PRESERVED, until its unload (leftout.c). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "blocked.h"
+#include "leftout.h"
 #include "config.h"
 #include "fatload.h"
 #include "log.h"
 #include "ptx/lower.h"
-#include "ptxload.h"
+#include "loaders.h"
 #include "real.h"
 
 /* CUjitInputType */
@@ -51,7 +51,7 @@ static int is_ptx_text(const char *s, size_t len)
 	return memmem(s, len, ".version", 8) != NULL;
 }
 
-char *ptxload_lower(const void *image, size_t len, size_t *len_out)
+char *loaders_lower_text(const void *image, size_t len, size_t *len_out)
 {
 	const struct shim_config *cfg = shim_config();
 	struct ptx_lower_report rep;
@@ -110,7 +110,7 @@ static void swap_prepare(struct swap *sw, const void *image, size_t len, int typ
 		sw->image = sw->fl.image;
 		sw->len = sw->fl.len;
 	} else if ((type == ANY_IMAGE || type == JIT_INPUT_PTX) &&
-		   (sw->text = ptxload_lower(image, len, &sw->len))) {
+		   (sw->text = loaders_lower_text(image, len, &sw->len))) {
 		sw->image = sw->text;
 		sw->len++;          /* the linker counts the NUL */
 	}
@@ -123,7 +123,7 @@ static abi_result swap_done(struct swap *sw, abi_result r, void *handle, int pre
 
 	if (sw->fl.image) {
 		if (r == ABI_CUDA_SUCCESS && handle)
-			blocked_record(handle, &sw->fl, keep ? sw->fl.block : NULL);
+			leftout_record(handle, &sw->fl, keep ? sw->fl.block : NULL);
 		else if (r == ABI_CUDA_INVALID_IMAGE || r == ABI_CUDA_NO_BINARY_FOR_GPU ||
 			 r == ABI_CUDA_INVALID_PTX || r == ABI_CUDA_UNSUPPORTED_PTX)
 			shim_log_once("lowered module refused", LOG_WARN, LOG_BY_SHIM,
@@ -136,7 +136,7 @@ static abi_result swap_done(struct swap *sw, abi_result r, void *handle, int pre
 		fatload_release(&sw->fl, keep);
 	} else if (sw->text) {
 		if (keep)
-			blocked_record(handle, NULL, sw->text);
+			leftout_record(handle, NULL, sw->text);
 		else
 			free(sw->text);
 	}

@@ -77,7 +77,7 @@ static int skipped_by_name(const char *name)
 	return 0;
 }
 
-static void walk(struct scan *s, const char *path, int top);
+static void visit(struct scan *s, const char *path, int top);
 
 static void visit_file(struct scan *s, const char *path, const struct stat *st)
 {
@@ -127,14 +127,14 @@ static void visit_dir(struct scan *s, const char *path, const struct stat *st, i
 		if (asprintf(&child, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/",
 			     de->d_name) < 0)
 			continue;
-		walk(s, child, 0);
+		visit(s, child, 0);
 		free(child);
 	}
 	closedir(d);
 	depth--;
 }
 
-static void walk(struct scan *s, const char *path, int top)
+static void visit(struct scan *s, const char *path, int top)
 {
 	struct stat st;
 
@@ -154,5 +154,5 @@ static void walk(struct scan *s, const char *path, int top)
 
 void scan_path(struct scan *s, const char *path)
 {
-	walk(s, path, 1);
+	visit(s, path, 1);
 }

@@ -1,14 +1,14 @@
 /* One module's PTX lowered for one GPU, as the library hands it to the driver: the text
  * without the kernels that hold instructions the pass cannot lower (and the device functions
  * only they need), and those kernels by name with the instruction that keeps each out.
- * Lowered once per module and target, then kept in the disk cache (lowercache.h); modlower()
+ * Lowered once per module and target, then kept in the disk cache (lowercache.h); lowered_for()
  * is the library's (lowered.c), the rest is shared with `bf16shim lower`. */
-#ifndef BF16SHIM_MODLOWER_H
-#define BF16SHIM_MODLOWER_H
+#ifndef BF16SHIM_LOWER_MODULE_H
+#define BF16SHIM_LOWER_MODULE_H
 
 #include <stddef.h>
 
-struct blocked_kernel {
+struct leftout_kernel {
 	char *name;               /* as in the PTX (mangled) */
 	char what[96];            /* the instruction, e.g. "redux.sync.add.u32" */
 	char why[96];
@@ -21,23 +21,23 @@ struct lowered {
 	size_t len;
 	int sm;
 	unsigned instructions;    /* rewritten by the pass */
-	unsigned nblocked;
-	struct blocked_kernel *blocked;
+	unsigned nleftout;
+	struct leftout_kernel *leftout;
 	char key[65];             /* the cache key, hex */
 	int from_cache;
 };
 
 /* ptx (len bytes, NULs past the text allowed) lowered for sm, from the cache when it is there
  * (logged at debug level either way: "lowering module ..." or "... from the cache"), its
- * blocked kernels logged once each.  NULL when it cannot be done (the reason is logged). */
-struct lowered *modlower(const char *ptx, size_t len, int sm);
+ * left-out kernels logged once each.  NULL when it cannot be done (the reason is logged). */
+struct lowered *lowered_for(const char *ptx, size_t len, int sm);
 void lowered_free(struct lowered *lw);
 
 /* Lowering a module's text without the cache or the log, for `bf16shim lower` and for
  * modlower: the pass, then the kernels it cannot lower and what needs them left out, again
  * until nothing is left.  0 with *out filled (key and from_cache unset), or a negative
  * ptx_lower status; an issue outside every function leaves nothing to drop: -1000. */
-#define MODLOWER_EOUTSIDE (-1000)
-int modlower_text(const char *ptx, size_t len, int sm, struct lowered *out);
+#define LOWER_MODULE_EOUTSIDE (-1000)
+int lower_module_text(const char *ptx, size_t len, int sm, struct lowered *out);
 
 #endif

@@ -1,11 +1,11 @@
 /* Our device code, loaded once per CUDA context through the real driver. */
-#ifndef BF16SHIM_MODULE_H
-#define BF16SHIM_MODULE_H
+#ifndef BF16SHIM_OWN_KERNELS_H
+#define BF16SHIM_OWN_KERNELS_H
 
 #include "abi.h"
 #include "why.h"
 
-struct shim_module {
+struct own_kernels {
 	abi_function cast_bf16_f32;
 	abi_function cast_f16_f32;   /* NULL if this build has no such kernel */
 	abi_function epilogue_f32;
@@ -19,11 +19,11 @@ struct shim_module {
 
 /* The kernels for the current context, or NULL (with *why) if they cannot be had; the
  * failure is remembered so a broken load is not retried on every call. */
-const struct shim_module *module_for_current_context(enum why *why);
+const struct own_kernels *own_kernels_for_context(enum why *why);
 /* The context is gone (reset or destroyed) and its handle may come back for a new one:
  * drop what was loaded there without unloading (the driver already has). */
-void module_forget_context(abi_context ctx);
+void own_kernels_forget_context(abi_context ctx);
 /* Whether any context has our kernels: if none, nothing of ours can outlive a context. */
-int module_any_loaded(void);
+int own_kernels_any_loaded(void);
 
 #endif

@@ -4,15 +4,15 @@
  * reports as "no kernel image is available for execution on the device"), and the lowered
  * image a library may read until it is unloaded.  The driver's lookups and unloads of every
  * module pass through here; with nothing recorded they cost one atomic load. */
-#ifndef BF16SHIM_BLOCKED_H
-#define BF16SHIM_BLOCKED_H
+#ifndef BF16SHIM_LEFTOUT_H
+#define BF16SHIM_LEFTOUT_H
 
 #include "abi.h"
 #include "fatload.h"
 
 /* After a load that succeeded: remembers handle (a CUmodule or CUlibrary) with fl's left-out
  * kernels (fl may be NULL), and block, when not NULL, to free at its unload. */
-void blocked_record(void *handle, const struct fatload *fl, void *block);
+void leftout_record(void *handle, const struct fatload *fl, void *block);
 
 abi_result shim_cuModuleGetFunction(abi_function *fn, abi_module module, const char *name);
 abi_result shim_cuModuleUnload(abi_module module);

@@ -8,7 +8,7 @@
 
 #include "kernels/kernels.h"
 #include "log.h"
-#include "module.h"
+#include "own_kernels.h"
 #include "real.h"
 #include "why.h"
 
@@ -23,7 +23,7 @@ struct ctx_modules {
 	abi_context ctx;
 	int failed;
 	enum why why;
-	struct shim_module m;
+	struct own_kernels m;
 };
 
 /* A slot with ctx NULL is free (a forgotten context's). */
@@ -35,7 +35,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* The tensor-core module, where the current context's GPU has tensor cores (sm_70 and
  * newer; a GTX 16xx has none, but loading costs nothing there either): optional, so a
  * failure leaves fp16_tail NULL and the fp16 path without its tail. */
-static void load_tc(struct shim_module *m)
+static void load_tc(struct own_kernels *m)
 {
 	const struct real_driver *drv = real_driver();
 	abi_device dev;
@@ -53,7 +53,7 @@ static void load_tc(struct shim_module *m)
 }
 
 /* Loads the kernels and constants into the current context: WHY_NONE, or why not. */
-static enum why load(struct shim_module *m)
+static enum why load(struct own_kernels *m)
 {
 	const struct real_driver *drv = real_driver();
 	abi_module kernels = NULL, constants = NULL;
@@ -81,10 +81,10 @@ static enum why load(struct shim_module *m)
 			const char *name;
 			size_t offset;
 		} optional[] = {
-			{KERNEL_CAST_F16_F32, offsetof(struct shim_module, cast_f16_f32)},
-			{KERNEL_FP16_SLICES, offsetof(struct shim_module, fp16_slices)},
-			{KERNEL_EPILOGUE_SCALED, offsetof(struct shim_module, epilogue_scaled)},
-			{KERNEL_GEMM_SMALL, offsetof(struct shim_module, gemm_small)},
+			{KERNEL_CAST_F16_F32, offsetof(struct own_kernels, cast_f16_f32)},
+			{KERNEL_FP16_SLICES, offsetof(struct own_kernels, fp16_slices)},
+			{KERNEL_EPILOGUE_SCALED, offsetof(struct own_kernels, epilogue_scaled)},
+			{KERNEL_GEMM_SMALL, offsetof(struct own_kernels, gemm_small)},
 		};
 		for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++) {
 			abi_function *f = (abi_function *)((char *)m + optional[i].offset);
@@ -107,7 +107,7 @@ fail:
 	return why;
 }
 
-const struct shim_module *module_for_current_context(enum why *why)
+const struct own_kernels *own_kernels_for_context(enum why *why)
 {
 	const struct real_driver *drv = real_driver();
 	struct ctx_modules *e = NULL;
@@ -146,7 +146,7 @@ const struct shim_module *module_for_current_context(enum why *why)
 	return &e->m;
 }
 
-void module_forget_context(abi_context ctx)
+void own_kernels_forget_context(abi_context ctx)
 {
 	pthread_mutex_lock(&lock);
 	for (int i = 0; ctx && i < nloaded; i++)
@@ -157,7 +157,7 @@ void module_forget_context(abi_context ctx)
 	pthread_mutex_unlock(&lock);
 }
 
-int module_any_loaded(void)
+int own_kernels_any_loaded(void)
 {
 	return atomic_load(&nlive) > 0;
 }

@@ -14,7 +14,7 @@ static const char *const line_directives[] = {
 };
 
 /* If a comment starts at pos, skips it and returns 1. */
-int ptx_skip_comment(pscan *S)
+int ptx_skip_comment(ptx_cursor *S)
 {
 	const char *s = S->s;
 	size_t n = S->n;
@@ -39,7 +39,7 @@ int ptx_skip_comment(pscan *S)
 	return 0;
 }
 
-int ptx_skip_comment_or_string(pscan *S)
+int ptx_skip_comment_or_string(ptx_cursor *S)
 {
 	if (S->s[S->pos] != '"')
 		return ptx_skip_comment(S);
@@ -54,7 +54,7 @@ int ptx_skip_comment_or_string(pscan *S)
 	return 1;
 }
 
-static void skip_blank(pscan *S)
+static void skip_blank(ptx_cursor *S)
 {
 	while (S->pos < S->n) {
 		if (ptx_is_space(S->s[S->pos]))
@@ -64,7 +64,7 @@ static void skip_blank(pscan *S)
 	}
 }
 
-void ptxl_scan_init(pscan *S, const char *s, size_t n)
+void ptxl_statements_init(ptx_cursor *S, const char *s, size_t n)
 {
 	S->s = s;
 	S->n = n;
@@ -82,7 +82,7 @@ static int ends_with_line(const char *name, size_t len)
 
 /* A directive: to its line's end, or to ';' (consumed) / a block brace (not consumed);
  * after '=' braces belong to an initialiser. */
-static void scan_directive(pscan *S)
+static void scan_directive(ptx_cursor *S)
 {
 	size_t name = S->pos + 1, len = 0;
 	while (name + len < S->n && ptx_ident_char(S->s[name + len]))
@@ -113,7 +113,7 @@ static void scan_directive(pscan *S)
 }
 
 /* An instruction: to ';' at brace depth 0.  Returns 1 if it ended with ';'. */
-static int scan_insn(pscan *S)
+static int scan_insn(ptx_cursor *S)
 {
 	int depth = 0;
 	while (S->pos < S->n) {
@@ -134,7 +134,7 @@ static int scan_insn(pscan *S)
 }
 
 /* A label is an identifier followed by ':' (but not "::"). */
-static int label_length(const pscan *S)
+static int label_length(const ptx_cursor *S)
 {
 	size_t p = S->pos;
 	while (p < S->n && ptx_ident_char(S->s[p]))
@@ -149,7 +149,7 @@ static int label_length(const pscan *S)
 	return 0;
 }
 
-int ptxl_scan_next(pscan *S, pstmt *st)
+int ptxl_next_statement(ptx_cursor *S, ptx_stmt *st)
 {
 	skip_blank(S);
 	if (S->pos >= S->n)

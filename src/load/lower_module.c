@@ -7,30 +7,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modlower.h"
+#include "lower_module.h"
 #include "ptx/lower.h"
-#include "ptxfuncs.h"
+#include "ptx/funcs.h"
 
 void lowered_free(struct lowered *lw)
 {
 	if (!lw)
 		return;
-	for (unsigned i = 0; i < lw->nblocked; i++)
-		free(lw->blocked[i].name);
-	free(lw->blocked);
+	for (unsigned i = 0; i < lw->nleftout; i++)
+		free(lw->leftout[i].name);
+	free(lw->leftout);
 	free(lw->ptx);
 	free(lw);
 }
 
-static int add_blocked(struct lowered *out, const char *text, const struct ptx_func *f,
+static int add_leftout(struct lowered *out, const char *text, const struct ptx_func *f,
 		       const struct ptx_lower_issue *is)
 {
-	struct blocked_kernel *b = realloc(out->blocked, (out->nblocked + 1) * sizeof *b);
+	struct leftout_kernel *b = realloc(out->leftout, (out->nleftout + 1) * sizeof *b);
 
 	if (!b)
 		return PTX_LOWER_ENOMEM;
-	out->blocked = b;
-	b += out->nblocked;
+	out->leftout = b;
+	b += out->nleftout;
 	memset(b, 0, sizeof *b);
 	b->name = strndup(text + f->name_at, f->name_len);
 	if (!b->name)
@@ -44,7 +44,7 @@ static int add_blocked(struct lowered *out, const char *text, const struct ptx_f
 		snprintf(b->what, sizeof b->what, "(a device function it calls)");
 		snprintf(b->why, sizeof b->why, "that function cannot be lowered");
 	}
-	out->nblocked++;
+	out->nleftout++;
 	return 0;
 }
 
@@ -66,7 +66,7 @@ static int leave_out(char **text, size_t *len, const struct ptx_lower_report *re
 	for (unsigned i = 0; i < rep->n_issues && i < PTX_LOWER_MAX_ISSUES; i++) {
 		long at = ptxfuncs_at_line(&fs, rep->issues[i].line);
 		if (at < 0) {
-			st = MODLOWER_EOUTSIDE;
+			st = LOWER_MODULE_EOUTSIDE;
 			goto out;
 		}
 		held[at] = gone[at] = 1;
@@ -77,7 +77,7 @@ static int leave_out(char **text, size_t *len, const struct ptx_lower_report *re
 		goto out;
 	for (size_t i = 0; i < fs.n; i++)
 		if (gone[i] && fs.f[i].entry && fs.f[i].body &&
-		    (st = add_blocked(out, *text, &fs.f[i], held[i] ? first[i] : NULL)))
+		    (st = add_leftout(out, *text, &fs.f[i], held[i] ? first[i] : NULL)))
 			goto out;
 	rest = ptxfuncs_drop(*text, *len, &fs, gone, &n);
 	if (!rest)
@@ -94,7 +94,7 @@ out:
 	return st;
 }
 
-int modlower_text(const char *ptx, size_t len, int sm, struct lowered *out)
+int lower_module_text(const char *ptx, size_t len, int sm, struct lowered *out)
 {
 	struct ptx_lower_report *rep = malloc(sizeof *rep);
 	char *text = NULL, *low = NULL;
@@ -129,9 +129,9 @@ fail:
 	free(low);
 	free(text);
 	free(rep);
-	for (unsigned i = 0; i < out->nblocked; i++)
-		free(out->blocked[i].name);
-	free(out->blocked);
+	for (unsigned i = 0; i < out->nleftout; i++)
+		free(out->leftout[i].name);
+	free(out->leftout);
 	memset(out, 0, sizeof *out);
 	return st;
 }

@@ -1,7 +1,7 @@
 /* PTX images loaded through the driver: lowered for GPUs below sm_80 (issue 7) before the
  * real driver sees them, whichever way the caller reached the driver. */
-#ifndef BF16SHIM_PTXLOAD_H
-#define BF16SHIM_PTXLOAD_H
+#ifndef BF16SHIM_LOADERS_H
+#define BF16SHIM_LOADERS_H
 
 #include <stddef.h>
 
@@ -10,7 +10,7 @@
 /* If image is PTX text that needs lowering for the current device, returns a lowered copy
  * (the caller frees it) and sets *len_out; else NULL, and the original image is used.  len
  * is the image size when known (cuLinkAddData), else 0 (NUL-terminated text). */
-char *ptxload_lower(const void *image, size_t len, size_t *len_out);
+char *loaders_lower_text(const void *image, size_t len, size_t *len_out);
 
 abi_result shim_cuModuleLoadData(abi_module *module, const void *image);
 abi_result shim_cuModuleLoadDataEx(abi_module *module, const void *image, unsigned n,

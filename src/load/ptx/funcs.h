@@ -4,8 +4,8 @@
  * instructions that cannot be lowered: those kernels, and everything that needs them, leave
  * the module; the rest still loads.  Pure C, no CUDA; the text is untrusted and never read
  * past its length. */
-#ifndef BF16SHIM_PTXFUNCS_H
-#define BF16SHIM_PTXFUNCS_H
+#ifndef BF16SHIM_PTX_FUNCS_H
+#define BF16SHIM_PTX_FUNCS_H
 
 #include <stddef.h>
 

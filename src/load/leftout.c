@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blocked.h"
+#include "leftout.h"
 #include "real.h"
 
 struct record {
@@ -61,15 +61,15 @@ static void link_record(struct record *r)
 	atomic_fetch_add(&nrecords, 1);
 }
 
-void blocked_record(void *handle, const struct fatload *fl, void *block)
+void leftout_record(void *handle, const struct fatload *fl, void *block)
 {
 	char *names[256];
 	unsigned n = 0;
 	struct record *r;
 
 	for (int i = 0; fl && i < fl->nlowered; i++)
-		for (unsigned k = 0; k < fl->lowered[i]->nblocked && n < 256; k++)
-			names[n++] = fl->lowered[i]->blocked[k].name;
+		for (unsigned k = 0; k < fl->lowered[i]->nleftout && n < 256; k++)
+			names[n++] = fl->lowered[i]->leftout[k].name;
 	/* Out of memory: a left-out kernel's lookup gets the driver's CUDA_ERROR_NOT_FOUND,
 	 * and the image stays for the life of the process. */
 	if ((!n && !block) || !(r = make(handle, NULL, names, n, block)))
