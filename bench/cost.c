@@ -1,4 +1,4 @@
-/* The cost model (src/cost.h) for the GPU the CUDA runtime reports: the modeled time of the
+/* The cost model (src/gemm/cost.h) for the GPU the CUDA runtime reports: the modeled time of the
  * typical GEMMs natively and on each path, the planner's choice, and the crossovers, the
  * shapes where that choice changes.  Modeled, not measured; on the simulator it shows the
  * model for the part SIMCUDA_ARCH names (bench/cost.sh: the simulator's presets).

@@ -6,7 +6,7 @@
  * in fp32: run it under the shim with BF16SHIM_PATH/BF16SHIM_EMULATE_SM to pick the path, or
  * without the shim for native).  added_ms = bf16 time - f16gemm time; extra_bytes is what the
  * path moves beyond the native GEMM (passed in by bench/gemm_bench.sh, which knows the path);
- * cast_gbs_effective = extra_bytes / added_ms; modeled_ms what the cost model (src/cost.h)
+ * cast_gbs_effective = extra_bytes / added_ms; modeled_ms what the cost model (src/gemm/cost.h)
  * gives that path on this GPU (as the shim sees it: BF16SHIM_EMULATE_SM's architecture with
  * the real figures), printed beside the measured ms.
  * Usage: gemm_bench M N K ITERS EXTRA_BYTES LABEL */

@@ -23,7 +23,7 @@ extra() { # path m n k
     else if (p == "fp16") print ab*(2+2+2-2) + 8*m*n
     else print 0 }'
 }
-# modeled_ms: the cost model's time for the same path (src/cost.h), beside the measured ms.
+# modeled_ms: the cost model's time for the same path (src/gemm/cost.h), beside the measured ms.
 echo "label,m,n,k,ms,tflops,extra_bytes,added_ms,copy_gbs,cast_gbs_effective,modeled_ms" > "$csv"
 run() { # label path env... -- m n k
   local label=$1 path=$2; shift 2

@@ -3,7 +3,7 @@
 meson-python tags a wheel holding native code for the Python that built it (cp311-cp311-
 linux_x86_64); this one has no Python extension, only a library and programs that need the C
 library, so it is retagged py3-none-manylinux_2_NN_<arch>, NN being the newest glibc symbol
-version its ELF files need, and never below 28 (what the project promises, src/glibc_floor.h;
+version its ELF files need, and never below 28 (what the project promises, src/base/glibc_floor.h;
 tests/python check the figure).  Everything else is meson-python's."""
 import hashlib
 import base64

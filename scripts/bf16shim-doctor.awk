@@ -36,7 +36,7 @@ function wrap(indent, text,   n, w, i, line) {
 function status_text(s) {
 	if (s == "native") return "native"
 	if (s == "shim") return "provided by bf16shim"
-	if (s == "lower") return lower ? "provided by bf16shim lower" : "provided by bf16shim lower (coming)"
+	if (s == "lower") return lower ? "provided by bf16shim lower" : "provided by bf16shim lower (bf16shim-lower not found: reinstall bf16shim)"
 	return "unavailable"
 }
 /^#/ { next }

@@ -1,5 +1,5 @@
 /* bf16shim-lower: rewrites the bf16 instructions of a PTX file for an older GPU
- * (src/ptx/lower.h); `bf16shim lower` runs it.  Given a fatbin, a cubin or a host ELF file
+ * (src/load/ptx/lower.h); `bf16shim lower` runs it.  Given a fatbin, a cubin or a host ELF file
  * (.so, executable) instead, it lowers the PTX of each module that has nothing else for the
  * target, as the library does when the module is loaded (lower_modules.c).
  *

@@ -2,7 +2,7 @@
  * extension's .so, an executable) whose fatbins it finds as `bf16shim scan` does.  For each
  * module (one fatbin container) it decides as the driver and the library do: an image the
  * target runs means nothing to lower; else the lowest PTX for a newer GPU is lowered as the
- * library lowers it (src/modlower.c), written to OUT/<file>.<module>.sm_XX.ptx when a folder
+ * library lowers it (src/load/lower_module.c), written to OUT/<file>.<module>.sm_XX.ptx when a folder
  * is given, and each kernel that has to stay out is reported with what keeps it out. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -109,8 +109,7 @@ static void lower_one(struct run *r, const struct fb_container *c, const struct 
 	free(text);
 	if (st) {
 		say(r, "cannot lower its PTX %s: %s", what,
-		    st == LOWER_MODULE_EOUTSIDE ? "an instruction outside every function"
-					    : ptx_lower_status_name(st));
+		    ptx_lower_status_name(st));
 		r->failed = 1;
 		return;
 	}

@@ -127,6 +127,8 @@ typedef void *abi_lt_pref;       /* cublasLtMatmulPreference_t */
 /* CUresult and driver enums */
 enum {
 	ABI_CUDA_SUCCESS = 0,
+	ABI_CUDA_NOT_INITIALIZED = 3,       /* CUDA_ERROR_NOT_INITIALIZED: what a wrapper answers
+					     * when the driver (or its function) is not there */
 	ABI_CUDA_NOT_FOUND = 500,           /* CUDA_ERROR_NOT_FOUND */
 	ABI_CUDA_INVALID_IMAGE = 200,       /* CUDA_ERROR_INVALID_IMAGE */
 	ABI_CUDA_NO_BINARY_FOR_GPU = 209,   /* CUDA_ERROR_NO_BINARY_FOR_GPU */
@@ -142,6 +144,14 @@ enum {
 	ABI_DEV_ATTR_CC_MINOR = 76,
 	ABI_DEV_ATTR_MEMORY_POOLS_SUPPORTED = 115,
 };
+enum { /* CUjitInputType: what cuLinkAddData is given */
+	ABI_JIT_INPUT_PTX = 1,
+	ABI_JIT_INPUT_FATBINARY = 2,
+};
+enum { ABI_LIBRARY_BINARY_IS_PRESERVED = 1 }; /* CUlibraryOption */
+/* cudaError_t: cudaErrorInitializationError, what a runtime wrapper answers when there is no
+ * runtime to forward to */
+enum { ABI_CUDART_INITIALIZATION_ERROR = 3 };
 enum { ABI_STREAM_CAPTURE_STATUS_NONE = 0 };
 enum { ABI_MEMORYTYPE_DEVICE = 2 };
 

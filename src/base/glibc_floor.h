@@ -23,7 +23,7 @@
 
 #ifdef BF16SHIM_GLIBC_BASE
 #define BF16SHIM_PIN(name, version) __asm__(".symver " #name "," #name "@" version)
-#ifndef BF16SHIM_DEFINES_DLOPEN /* the library's own dlopen and dlsym (src/exports/dlfcn.c) */
+#ifndef BF16SHIM_DEFINES_DLOPEN /* the library's own dlopen and dlsym (src/interpose/exports/dlfcn.c) */
 BF16SHIM_PIN(dlopen, BF16SHIM_GLIBC_BASE);
 BF16SHIM_PIN(dlsym, BF16SHIM_GLIBC_BASE);
 #endif

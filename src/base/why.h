@@ -47,6 +47,16 @@ enum why {
 #undef X
 };
 
+/* The GEMM half's convention (src/gemm): a step of the shim's own machinery answers an enum
+ * why, WHY_NONE when it was done; what cuBLAS answers stays an abi_status; questions answer
+ * 1 or 0.  A step that cannot go on hands its caller the reason it got. */
+#define WHY_FORWARD(expr)                                                                  \
+	do {                                                                               \
+		enum why why_forward_ = (expr);                                            \
+		if (why_forward_ != WHY_NONE)                                              \
+			return why_forward_;                                               \
+	} while (0)
+
 const char *why_text(enum why w);
 enum log_culprit why_culprit(enum why w);
 

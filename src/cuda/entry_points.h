@@ -1,6 +1,8 @@
-/* The vendor entry points the shim intercepts, written once as parameter lists: the real
- * tables (real.h), the exported names (exports/) and the shim's own entry functions
- * (cublas.c, cublaslt.c) are all spelled from these.  Types are abi.h's. */
+/* The vendor entry points the shim intercepts, written once as parameter lists, from which
+ * the real tables (real.h) are typed and the gate's route (gate.h) too.  The exported names
+ * (interpose/exports/) and the shim's entry functions (gemm/cublas.c, gemm/lt.c) are
+ * written out by hand, so that a search for a name lands on its definition; the compiler
+ * holds them to these lists through the tables' types.  Types are abi.h's. */
 #ifndef BF16SHIM_ENTRY_POINTS_H
 #define BF16SHIM_ENTRY_POINTS_H
 

@@ -15,10 +15,6 @@
 #include "real.h"
 #include "workspace.h"
 
-/* CUDA_ERROR_NOT_INITIALIZED, cudaErrorInitializationError: no real library to forward to. */
-#define NO_DRIVER 3
-#define NO_RUNTIME 3
-
 /* Scratch is given back before the context ends (while it can be); the kernels are
  * forgotten once it has (the driver unloads them). */
 static void before_end(abi_context ctx)
@@ -56,7 +52,7 @@ static abi_result ctx_destroy(abi_result (*real)(abi_context), abi_context ctx)
 	abi_result r;
 
 	if (!real)
-		return NO_DRIVER;
+		return ABI_CUDA_NOT_INITIALIZED;
 	before_end(ctx);
 	r = real(ctx);
 	if (r == ABI_CUDA_SUCCESS)
@@ -70,7 +66,7 @@ static abi_result primary_reset(abi_result (*real)(abi_device), abi_device dev)
 	abi_result r;
 
 	if (!real)
-		return NO_DRIVER;
+		return ABI_CUDA_NOT_INITIALIZED;
 	ctx = own_kernels_any_loaded() ? primary_of(dev) : NULL;
 	before_end(ctx);
 	r = real(dev);
@@ -109,7 +105,7 @@ int shim_cudaDeviceReset(const void *caller)
 	int dev, r;
 
 	if (!reset)
-		return NO_RUNTIME;
+		return ABI_CUDART_INITIALIZATION_ERROR;
 	if (own_kernels_any_loaded() && get_device && get_device(&dev) == 0)
 		ctx = primary_of(dev);
 	before_end(ctx);
@@ -129,7 +125,7 @@ static int own_stream(abi_stream stream)
 static abi_result stream_destroy(abi_result (*real)(abi_stream), abi_stream stream)
 {
 	if (!real)
-		return NO_DRIVER;
+		return ABI_CUDA_NOT_INITIALIZED;
 	if (own_stream(stream) && own_kernels_any_loaded())
 		workspace_forget_stream(stream);
 	return real(stream);
@@ -150,7 +146,7 @@ int shim_cudaStreamDestroy(abi_stream stream, const void *caller)
 	__auto_type destroy = REAL_CUDART(caller, cudaStreamDestroy);
 
 	if (!destroy)
-		return NO_RUNTIME;
+		return ABI_CUDART_INITIALIZATION_ERROR;
 	if (own_stream(stream) && own_kernels_any_loaded())
 		workspace_forget_stream(stream);
 	return destroy(stream);

@@ -155,9 +155,9 @@ static int ready_to_rewrite(const struct lt_matmul_args *a, const struct plan_lt
 	if (pc->pmode == ABI_LT_POINTER_MODE_HOST)
 		memcpy(&beta, a->beta, sizeof beta);
 	if (a->c != a->d && beta != 0 && p->gemm.m && p->gemm.n &&
-	    !rewrite_copy_matrix(a->stream, a->c, pc->c.ld, batch > 1 ? pc->c.stride : 0, a->d,
-				 pc->d.ld, batch > 1 ? pc->d.stride : 0, p->gemm.m, p->gemm.n,
-				 batch, pc->d.type == ABI_R_32F ? 4 : 2)) {
+	    rewrite_copy_matrix(a->stream, a->c, pc->c.ld, batch > 1 ? pc->c.stride : 0, a->d,
+				pc->d.ld, batch > 1 ? pc->d.stride : 0, p->gemm.m, p->gemm.n, batch,
+				pc->d.type == ABI_R_32F ? 4 : 2) != WHY_NONE) {
 		shim_log_once("lt copy C", LOG_WARN, LOG_BY_SHIM, "cannot copy C into D for a "
 			      "rewritten cublasLtMatmul: passing the call through");
 		return 0;

@@ -107,16 +107,15 @@ fail:
 	return why;
 }
 
-const struct own_kernels *own_kernels_for_context(enum why *why)
+enum why own_kernels_for_context(const struct own_kernels **out)
 {
 	const struct real_driver *drv = real_driver();
 	struct ctx_modules *e = NULL;
 	abi_context ctx = NULL;
 
-	if (!drv->cuCtxGetCurrent || drv->cuCtxGetCurrent(&ctx) != ABI_CUDA_SUCCESS || !ctx) {
-		*why = WHY_NO_CONTEXT;
-		return NULL;
-	}
+	*out = NULL;
+	if (!drv->cuCtxGetCurrent || drv->cuCtxGetCurrent(&ctx) != ABI_CUDA_SUCCESS || !ctx)
+		return WHY_NO_CONTEXT;
 	pthread_mutex_lock(&lock);
 	for (int i = 0; i < nloaded && !e; i++)
 		if (loaded[i].ctx == ctx)
@@ -135,15 +134,12 @@ const struct own_kernels *own_kernels_for_context(enum why *why)
 		atomic_fetch_add(&nlive, 1);
 	}
 	pthread_mutex_unlock(&lock);
-	if (!e) {
-		*why = WHY_TOO_MANY_CONTEXTS;
-		return NULL;
-	}
-	if (e->failed) {
-		*why = e->why;
-		return NULL;
-	}
-	return &e->m;
+	if (!e)
+		return WHY_TOO_MANY_CONTEXTS;
+	if (e->failed)
+		return e->why;
+	*out = &e->m;
+	return WHY_NONE;
 }
 
 void own_kernels_forget_context(abi_context ctx)

@@ -17,9 +17,9 @@ struct own_kernels {
 	abi_devptr one, zero;        /* 1.0f and 0.0f in device memory, for device pointer mode */
 };
 
-/* The kernels for the current context, or NULL (with *why) if they cannot be had; the
- * failure is remembered so a broken load is not retried on every call. */
-const struct own_kernels *own_kernels_for_context(enum why *why);
+/* The kernels for the current context in *out: WHY_NONE, or why they cannot be had (the
+ * failure is remembered, so a broken load is not retried on every call). */
+enum why own_kernels_for_context(const struct own_kernels **out);
 /* The context is gone (reset or destroyed) and its handle may come back for a new one:
  * drop what was loaded there without unloading (the driver already has). */
 void own_kernels_forget_context(abi_context ctx);

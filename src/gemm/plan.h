@@ -18,7 +18,7 @@ enum decision {
 	DECIDE_DECODE,            /* decode-shaped: one kernel reading bf16 directly */
 };
 
-/* One of m, n at most this: token-by-token inference shapes (issue 4). */
+/* One of m, n at most this: token-by-token inference shapes. */
 #define PLAN_DECODE_MAX 16
 
 struct plan_call {
@@ -95,7 +95,7 @@ int plan_is_tensor_op_algo(int algo);
 /* Can the fp32 path compute this call (types and compute type)? */
 int plan_fp32_supports(const struct plan_call *c);
 
-/* ---- cuBLASLt (issue 5): a matmul as read from its descriptors and layouts ---- */
+/* ---- cuBLASLt: a matmul as read from its descriptors and layouts ---- */
 /* The activation of a fused epilogue (numbered as kernels.h's KERNEL_ACT_*). */
 enum gemm_act { GEMM_ACT_NONE, GEMM_ACT_RELU, GEMM_ACT_GELU };
 

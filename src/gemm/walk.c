@@ -124,7 +124,8 @@ static void log_retry(const struct gemm_call *c, const struct device_facts *dev,
 		 what, refused, plan_decision_name(s->decision), s->reason, st);
 }
 
-typedef int (*rewrite_fn)(const struct gemm_call *, const struct device_facts *, enum why *);
+typedef enum why (*rewrite_fn)(const struct gemm_call *, const struct device_facts *,
+				abi_status *);
 
 static const rewrite_fn rewrites[] = {
 	[DECIDE_FP32] = rewrite_fp32,
@@ -132,12 +133,15 @@ static const rewrite_fn rewrites[] = {
 	[DECIDE_DECODE] = rewrite_decode,
 };
 
-static int run_step(const struct gemm_call *c, const struct device_facts *dev,
-		    enum decision d, enum why *why)
+/* The step's answer in *st: WHY_NONE, or why its machinery is unavailable. */
+static enum why run_step(const struct gemm_call *c, const struct device_facts *dev,
+			 enum decision d, abi_status *st)
 {
-	if (plan_is_forward(d))
-		return c->forward(c, d);
-	return rewrites[d](c, dev, why);
+	if (plan_is_forward(d)) {
+		*st = c->forward(c, d);
+		return WHY_NONE;
+	}
+	return rewrites[d](c, dev, st);
 }
 
 /* What a walk did, for the trace: the step the plan or a retry chose (not a fallback), and
@@ -170,8 +174,8 @@ static abi_status take_steps(const struct gemm_call *c, const struct device_fact
 	pthread_once(&atfork_once, register_atfork);
 	for (; i < p->n; i++) {
 		const struct plan_step *s = &p->step[i];
-		enum why why = WHY_NONE;
-		int r;
+		abi_status r = ABI_STATUS_SUCCESS;
+		enum why why;
 
 		if (refused >= 0 && !unavailable) {
 			/* A retry: what the trace shows, with the first refusal. */
@@ -181,8 +185,8 @@ static abi_status take_steps(const struct gemm_call *c, const struct device_fact
 		}
 		if (unavailable && plan_is_forward(s->decision))
 			atomic_fetch_add(&n_fallback, 1);
-		r = run_step(c, dev, s->decision, &why);
-		if (r == REWRITE_UNAVAILABLE) {
+		why = run_step(c, dev, s->decision, &r);
+		if (why != WHY_NONE) {
 			log_unavailable(c, dev, p, i, why, refused >= 0);
 			unavailable = 1;
 			continue;

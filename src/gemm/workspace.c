@@ -51,17 +51,15 @@ static int capturing(abi_stream s)
 	return status != ABI_STREAM_CAPTURE_STATUS_NONE;
 }
 
-static int temporary(abi_stream s, size_t bytes, struct ws_lease *out, enum why *why)
+static enum why temporary(abi_stream s, size_t bytes, struct ws_lease *out)
 {
-	if (!alloc_on(s, bytes, &out->ptr)) {
-		*why = WHY_NO_SCRATCH;
-		return 0;
-	}
+	if (!alloc_on(s, bytes, &out->ptr))
+		return WHY_NO_SCRATCH;
 	out->temporary = 1;
-	return 1;
+	return WHY_NONE;
 }
 
-int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, enum why *why)
+enum why workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out)
 {
 	const struct real_driver *drv = real_driver();
 	struct entry *e = NULL, *free_e = NULL;
@@ -71,11 +69,9 @@ int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, enu
 	out->bytes = bytes;
 	out->stream = stream;
 	if (capturing(stream)) {
-		if (!drv->cuMemAllocAsync) {
-			*why = WHY_CAPTURE_NEEDS_ASYNC;
-			return 0;
-		}
-		return temporary(stream, bytes, out, why);
+		if (!drv->cuMemAllocAsync)
+			return WHY_CAPTURE_NEEDS_ASYNC;
+		return temporary(stream, bytes, out);
 	}
 	if (drv->cuCtxGetCurrent)
 		drv->cuCtxGetCurrent(&ctx);
@@ -94,7 +90,7 @@ int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, enu
 	if (!e || e->in_use) {
 		/* Another thread is using this stream's buffer, or the table is full. */
 		pthread_mutex_unlock(&lock);
-		return temporary(stream, bytes, out, why);
+		return temporary(stream, bytes, out);
 	}
 	e->in_use = 1;
 	e->ctx = ctx;
@@ -107,8 +103,7 @@ int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, enu
 			pthread_mutex_lock(&lock);
 			e->in_use = 0;
 			pthread_mutex_unlock(&lock);
-			*why = WHY_NO_SCRATCH;
-			return 0;
+			return WHY_NO_SCRATCH;
 		}
 		free_on(stream, e->ptr);
 		/* Other threads read bytes while looking for their own entry. */
@@ -119,7 +114,7 @@ int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, enu
 	}
 	out->ptr = e->ptr;
 	out->entry = e;
-	return 1;
+	return WHY_NONE;
 }
 
 void workspace_release(struct ws_lease *lease)

@@ -17,8 +17,8 @@ struct ws_lease {
 	void *entry;        /* the cache entry held, if any */
 };
 
-/* bytes must not exceed the configured cap.  Returns 0 and sets *why on failure. */
-int workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out, enum why *why);
+/* A lease of bytes (not above the configured cap) on stream: WHY_NONE, or why not. */
+enum why workspace_acquire(abi_stream stream, size_t bytes, struct ws_lease *out);
 void workspace_release(struct ws_lease *lease);
 /* The context is about to end (reset or destroyed), and its handle may come back for a
  * new context: its buffers are freed and dropped. */

@@ -12,10 +12,6 @@
 #include "loaders.h"
 #include "real.h"
 
-/* CUDA_ERROR_NOT_INITIALIZED, cudaErrorInitializationError: no library to ask. */
-#define NO_DRIVER 3
-#define NO_RUNTIME 3
-
 /* Each driver symbol we stand in for, and ours (ptxload.h, blocked.h, lookup.h, lifetime.h:
  * each named shim_ and the driver's name). */
 static const struct {
@@ -58,7 +54,7 @@ abi_result shim_cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
 			       ? drv->symbol.cuGetProcAddress_v2(symbol, pfn, version, flags, status)
 		       : drv->symbol.cuGetProcAddress
 			       ? drv->symbol.cuGetProcAddress(symbol, pfn, version, flags)
-			       : NO_DRIVER;
+			       : ABI_CUDA_NOT_INITIALIZED;
 
 	if (r == ABI_CUDA_SUCCESS && pfn)
 		*pfn = lookup_substitute(*pfn);
@@ -75,7 +71,7 @@ int shim_cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long lo
 				 int *status, const void *caller)
 {
 	__auto_type real = REAL_CUDART(caller, cudaGetDriverEntryPoint);
-	int r = real ? real(symbol, fn, flags, status) : NO_RUNTIME;
+	int r = real ? real(symbol, fn, flags, status) : ABI_CUDART_INITIALIZATION_ERROR;
 	if (r == 0 && fn)
 		*fn = lookup_substitute(*fn);
 	return r;
@@ -86,7 +82,7 @@ int shim_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigne
 					  const void *caller)
 {
 	__auto_type real = REAL_CUDART(caller, cudaGetDriverEntryPointByVersion);
-	int r = real ? real(symbol, fn, version, flags, status) : NO_RUNTIME;
+	int r = real ? real(symbol, fn, version, flags, status) : ABI_CUDART_INITIALIZATION_ERROR;
 	if (r == 0 && fn)
 		*fn = lookup_substitute(*fn);
 	return r;

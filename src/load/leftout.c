@@ -123,26 +123,38 @@ static void forget(void *handle)
 
 abi_result shim_cuModuleGetFunction(abi_function *fn, abi_module module, const char *name)
 {
+	__auto_type real = real_driver()->symbol.cuModuleGetFunction;
+
+	if (!real)
+		return ABI_CUDA_NOT_INITIALIZED;
 	if (lacks(module, name))
 		return ABI_CUDA_NO_BINARY_FOR_GPU;
-	return real_driver()->symbol.cuModuleGetFunction(fn, module, name);
+	return real(fn, module, name);
 }
 
 abi_result shim_cuLibraryGetKernel(void **kernel, void *library, const char *name)
 {
+	__auto_type real = real_driver()->symbol.cuLibraryGetKernel;
+
+	if (!real)
+		return ABI_CUDA_NOT_INITIALIZED;
 	if (lacks(library, name))
 		return ABI_CUDA_NO_BINARY_FOR_GPU;
-	return real_driver()->symbol.cuLibraryGetKernel(kernel, library, name);
+	return real(kernel, library, name);
 }
 
 /* A module of a library that lacks kernels lacks them too (the CUDA 12 runtime looks its
  * kernels up there). */
 abi_result shim_cuLibraryGetModule(abi_module *module, void *library)
 {
-	abi_result r = real_driver()->symbol.cuLibraryGetModule(module, library);
+	__auto_type real = real_driver()->symbol.cuLibraryGetModule;
 	struct record *lib = NULL;
 	int known = 0;
+	abi_result r;
 
+	if (!real)
+		return ABI_CUDA_NOT_INITIALIZED;
+	r = real(module, library);
 	if (r != ABI_CUDA_SUCCESS || !atomic_load_explicit(&nrecords, memory_order_acquire))
 		return r;
 	pthread_mutex_lock(&lock);
@@ -158,18 +170,25 @@ abi_result shim_cuLibraryGetModule(abi_module *module, void *library)
 	return r;
 }
 
+/* The driver's unload, then the record forgotten. */
+static abi_result unload(abi_result (*real)(void *), void *handle)
+{
+	abi_result r;
+
+	if (!real)
+		return ABI_CUDA_NOT_INITIALIZED;
+	r = real(handle);
+	if (r == ABI_CUDA_SUCCESS)
+		forget(handle);
+	return r;
+}
+
 abi_result shim_cuModuleUnload(abi_module module)
 {
-	abi_result r = real_driver()->symbol.cuModuleUnload(module);
-	if (r == ABI_CUDA_SUCCESS)
-		forget(module);
-	return r;
+	return unload(real_driver()->symbol.cuModuleUnload, module);
 }
 
 abi_result shim_cuLibraryUnload(void *library)
 {
-	abi_result r = real_driver()->symbol.cuLibraryUnload(library);
-	if (r == ABI_CUDA_SUCCESS)
-		forget(library);
-	return r;
+	return unload(real_driver()->symbol.cuLibraryUnload, library);
 }

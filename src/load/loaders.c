@@ -19,12 +19,8 @@
 #include "loaders.h"
 #include "real.h"
 
-/* CUjitInputType */
-#define JIT_INPUT_PTX 1
-#define JIT_INPUT_FATBINARY 2
-#define ANY_IMAGE (-1)           /* a module or library load: the image says what it is */
-/* CUlibraryOption */
-#define LIBRARY_BINARY_IS_PRESERVED 1
+/* A module or library load: the image says what it is (beside CUjitInputType's values). */
+#define ANY_IMAGE (-1)
 
 static int current_sm(void)
 {
@@ -105,11 +101,11 @@ static void swap_prepare(struct swap *sw, const void *image, size_t len, int typ
 	memset(sw, 0, sizeof *sw);
 	sw->image = image;
 	sw->len = len;
-	if ((type == ANY_IMAGE || type == JIT_INPUT_FATBINARY) &&
+	if ((type == ANY_IMAGE || type == ABI_JIT_INPUT_FATBINARY) &&
 	    fatload_prepare(image, len, &sw->fl)) {
 		sw->image = sw->fl.image;
 		sw->len = sw->fl.len;
-	} else if ((type == ANY_IMAGE || type == JIT_INPUT_PTX) &&
+	} else if ((type == ANY_IMAGE || type == ABI_JIT_INPUT_PTX) &&
 		   (sw->text = loaders_lower_text(image, len, &sw->len))) {
 		sw->image = sw->text;
 		sw->len++;          /* the linker counts the NUL */
@@ -150,6 +146,8 @@ static abi_result module_load(abi_result (*real)(abi_module *, const void *), ab
 	struct swap sw;
 	abi_result r;
 
+	if (!real)
+		return ABI_CUDA_NOT_INITIALIZED;
 	swap_prepare(&sw, image, 0, ANY_IMAGE);
 	r = real(module, sw.image);
 	return swap_done(&sw, r, r == ABI_CUDA_SUCCESS && module ? *module : NULL, 0);
@@ -163,11 +161,14 @@ abi_result shim_cuModuleLoadData(abi_module *module, const void *image)
 abi_result shim_cuModuleLoadDataEx(abi_module *module, const void *image, unsigned n,
 				   int *options, void **values)
 {
+	__auto_type real = real_driver()->symbol.cuModuleLoadDataEx;
 	struct swap sw;
 	abi_result r;
 
+	if (!real)
+		return ABI_CUDA_NOT_INITIALIZED;
 	swap_prepare(&sw, image, 0, ANY_IMAGE);
-	r = real_driver()->symbol.cuModuleLoadDataEx(module, sw.image, n, options, values);
+	r = real(module, sw.image, n, options, values);
 	return swap_done(&sw, r, r == ABI_CUDA_SUCCESS && module ? *module : NULL, 0);
 }
 
@@ -183,9 +184,11 @@ typedef abi_result (*link_add_fn)(void *, int, void *, size_t, const char *, uns
 static abi_result link_add(link_add_fn real, void *state, int type, void *data, size_t size,
 			   const char *name, unsigned n, int *options, void **values)
 {
-	int ours = type == JIT_INPUT_FATBINARY || type == JIT_INPUT_PTX;
+	int ours = type == ABI_JIT_INPUT_FATBINARY || type == ABI_JIT_INPUT_PTX;
 	struct swap sw;
 
+	if (!real)
+		return ABI_CUDA_NOT_INITIALIZED;
 	swap_prepare(&sw, data, ours ? size : 0, ours ? type : 0);
 	return swap_done(&sw, real(state, type, (void *)sw.image, sw.image == data ? size : sw.len,
 				   name, n, options, values),
@@ -210,15 +213,18 @@ abi_result shim_cuLibraryLoadData(void **library, const void *code, int *jit_opt
 				  void **jit_values, unsigned n_jit, int *lib_options,
 				  void **lib_values, unsigned n_lib)
 {
+	__auto_type real = real_driver()->symbol.cuLibraryLoadData;
 	struct swap sw;
 	abi_result r;
 	int preserved = 0;
 
+	if (!real)
+		return ABI_CUDA_NOT_INITIALIZED;
 	for (unsigned i = 0; lib_options && lib_values && i < n_lib; i++)
-		if (lib_options[i] == LIBRARY_BINARY_IS_PRESERVED)
+		if (lib_options[i] == ABI_LIBRARY_BINARY_IS_PRESERVED)
 			preserved = lib_values[i] != NULL;
 	swap_prepare(&sw, code, 0, ANY_IMAGE);
-	r = real_driver()->symbol.cuLibraryLoadData(library, sw.image, jit_options, jit_values,
-						    n_jit, lib_options, lib_values, n_lib);
+	r = real(library, sw.image, jit_options, jit_values, n_jit, lib_options, lib_values,
+		 n_lib);
 	return swap_done(&sw, r, r == ABI_CUDA_SUCCESS && library ? *library : NULL, preserved);
 }

@@ -1,4 +1,4 @@
-/* PTX images loaded through the driver: lowered for GPUs below sm_80 (issue 7) before the
+/* PTX images loaded through the driver: lowered for GPUs below sm_80 before the
  * real driver sees them, whichever way the caller reached the driver. */
 #ifndef BF16SHIM_LOADERS_H
 #define BF16SHIM_LOADERS_H

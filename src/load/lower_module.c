@@ -1,4 +1,4 @@
-/* Lowering a whole module: the pass (src/ptx), then, when some instructions stay, the
+/* Lowering a whole module: the pass (src/load/ptx), then, when some instructions stay, the
  * functions that hold them and every function that needs one of those leave the text, and
  * the pass runs again on what is left (it keeps the first PTX_LOWER_MAX_ISSUES issues only,
  * and leaving functions out moves lines), until nothing needs a newer GPU.  Pure: no log, no
@@ -66,7 +66,7 @@ static int leave_out(char **text, size_t *len, const struct ptx_lower_report *re
 	for (unsigned i = 0; i < rep->n_issues && i < PTX_LOWER_MAX_ISSUES; i++) {
 		long at = ptxfuncs_at_line(&fs, rep->issues[i].line);
 		if (at < 0) {
-			st = LOWER_MODULE_EOUTSIDE;
+			st = PTX_LOWER_EOUTSIDE;
 			goto out;
 		}
 		held[at] = gone[at] = 1;

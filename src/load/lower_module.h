@@ -34,10 +34,9 @@ struct lowered *lowered_for(const char *ptx, size_t len, int sm);
 void lowered_free(struct lowered *lw);
 
 /* Lowering a module's text without the cache or the log, for `bf16shim lower` and for
- * modlower: the pass, then the kernels it cannot lower and what needs them left out, again
- * until nothing is left.  0 with *out filled (key and from_cache unset), or a negative
- * ptx_lower status; an issue outside every function leaves nothing to drop: -1000. */
-#define LOWER_MODULE_EOUTSIDE (-1000)
+ * lowered_for(): the pass, then the kernels it cannot lower and what needs them left out,
+ * again until nothing is left.  0 with *out filled (key and from_cache unset), or a negative
+ * ptx_lower status (PTX_LOWER_EOUTSIDE: an issue outside every function, nothing to drop). */
 int lower_module_text(const char *ptx, size_t len, int sm, struct lowered *out);
 
 #endif

@@ -61,8 +61,7 @@ struct lowered *lowered_for(const char *ptx, size_t len, int sm)
 	if (st) {
 		shim_log_once("module lower failed", LOG_WARN, LOG_BY_SHIM,
 			      "cannot lower a module's PTX for sm_%d (%s): the driver gets it as it "
-			      "came", sm, st == LOWER_MODULE_EOUTSIDE ? "an instruction outside every "
-			      "function" : ptx_lower_status_name(st));
+			      "came", sm, ptx_lower_status_name(st));
 		free(lw);
 		return NULL;
 	}

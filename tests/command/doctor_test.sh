@@ -43,7 +43,7 @@ expect_output "sm_61: cuBLASLt" "^cuBLASLt +13\.[0-9]+\.[0-9]+ +$simdir/libcubla
 expect_equal "sm_61: bf16 GEMM" "$(cap 'bf16 GEMM \(cuBLAS\)')" "provided by bf16shim"
 expect_output "sm_61: why" "cuBLAS refuses it \(CUBLAS_STATUS_NOT_SUPPORTED\); bf16shim computes it in fp32"
 if [ -x "$(dirname "$lib")/../tools/bf16shim-lower" ]; then lower="provided by bf16shim lower"
-else lower="provided by bf16shim lower (coming)"; fi
+else lower="provided by bf16shim lower \(bf16shim-lower not found: reinstall bf16shim\)"; fi
 expect_equal "sm_61: bf16 PTX" "$(cap 'bf16 in custom kernels \(PTX\)')" "$lower"
 expect_output "sm_61: ptxas message" "Feature '.bf16' requires .target sm_80 or higher"
 expect_equal "sm_61: sm_80 builds" "$(cap 'sm_80\+PTX builds')" \

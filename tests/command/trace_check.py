@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs trace_test (a program linked with src/trace.c) and checks the trace it writes.
+"""Runs trace_test (a program linked with src/base/trace.c) and checks the trace it writes.
 Usage: trace_check.py TRACE_TEST CASE
   threads    8 threads x N records with BF16SHIM_TRACE=DIR/t.%p: every line parses, one file
              per process, per-process seq 1..N complete, every (thread, record) present once,
@@ -8,7 +8,7 @@ Usage: trace_check.py TRACE_TEST CASE
   names      enum names against the vendor headers
   off        BF16SHIM_TRACE unset or empty: disabled, nothing written
   symlink    the trace name is a symbolic link: refused (O_NOFOLLOW), nothing written
-  tally      BF16SHIM_TALLY=1 (src/tally.c, bf16shim_tally()): 8 threads x 100 records, each
+  tally      BF16SHIM_TALLY=1 (src/base/tally.c, bf16shim_tally()): 8 threads x 100 records, each
              of its own shape, counted once each: a group per distinct record while there
              is room, the rest by kind with shape -1, none dropped, no file written; a forked
              child starts from nothing; off without BF16SHIM_TALLY"""

@@ -34,7 +34,7 @@ def main():
         files = sorted(f for f in os.listdir(tmp) if f.startswith("t."))
         if not files:
             check("trace files written", False,
-                  "no trace file at all: does the dispatcher (src/gemm.c) call trace_write?")
+                  "no trace file at all: does the dispatcher (src/gemm/walk.c) call trace_write?")
             return
         check("one file per client process", len(files) == 2, str(files))
         for f in files:

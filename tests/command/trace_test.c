@@ -1,4 +1,4 @@
-/* Drives src/trace.c directly (linked with log.c and config.c, no CUDA).  trace_check.py runs
+/* Drives src/base/trace.c directly (linked with log.c and config.c, no CUDA).  trace_check.py runs
  * it in each mode, with BF16SHIM_TRACE set as the mode needs, and checks what it wrote.
  *   threads N      8 threads x N records, then a forked child writes N more from 2 threads;
  *                  record i of thread t has m=t, n=i, k=pid-tag (0 parent, 1 child)
@@ -6,7 +6,7 @@
  *                  when built with them (HAVE_CUDA_HEADERS), printed as "field value name"
  *                  lines; then a cublasLtMatmul record, whose algo is null
  *   enabled        prints trace_enabled() and writes one record
- *   tally N        (src/tally.c, BF16SHIM_TALLY=1) 8 threads x N records as in threads, then
+ *   tally N        (src/base/tally.c, BF16SHIM_TALLY=1) 8 threads x N records as in threads, then
  *                  prints tally_format(): "parent" and its lines; a forked child prints
  *                  its tally before and after writing 3 records ("child-before",
  *                  "child-after"); with the tally off, prints "off" when it returns -1 */

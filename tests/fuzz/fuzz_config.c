@@ -1,4 +1,4 @@
-/* fuzz_config.c: the settings parser (src/config.c) on arbitrary environments.  The input is
+/* fuzz_config.c: the settings parser (src/base/config.c) on arbitrary environments.  The input is
  * a presence mask then NUL-separated values for the BF16SHIM_* names in order; the names past
  * the mask's eight bits (BF16SHIM_TALLY, BF16SHIM_CACHE, BF16SHIM_CACHE_DIR) are set, in order,
  * to what follows the others, if anything.  What must

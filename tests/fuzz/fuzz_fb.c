@@ -1,5 +1,5 @@
-/* fuzz_fb.c: the fatbin reader of src/fatbin (the one bf16shim scan uses, and the library
- * will) on arbitrary bytes, read as a container, a wrapper and a cubin, with the length
+/* fuzz_fb.c: the fatbin reader of src/load/fatbin (the one the library and bf16shim scan use)
+ * on arbitrary bytes, read as a container, a wrapper and a cubin, with the length
  * known.  What must hold: no crash and no read outside the input (the sanitizers watch);
  * every entry the walk returns lies inside the container, which lies inside the input; the
  * entries chosen for a device run on it; an entry decompresses to its declared size or

@@ -1,4 +1,4 @@
-/* fuzz_plan.c: the planner (src/plan.c) on arbitrary calls, devices and settings.  What must
+/* fuzz_plan.c: the planner (src/gemm/plan.c) on arbitrary calls, devices and settings.  What must
  * hold: no crash; a plan of 1 to PLAN_STEPS steps, each tried at most once; a first step
  * other than PASS only for bf16 operands with arguments cuBLAS would accept; a rewrite's
  * fallbacks run down to the original call and end there; the retries after a forward only

@@ -1,4 +1,4 @@
-/* Differential corpus (issue 8, point 1): N GEMM calls generated from a seed, valid and
+/* Differential corpus: N GEMM calls generated from a seed, valid and
  * invalid, through cublasGemmEx, cublasGemmStridedBatchedEx, cublasGemmBatchedEx,
  * cublasSgemmEx, their _64 forms and a plain cublasLtMatmul.
  *   corpus_client run N SEED RECORDS [FIRST]

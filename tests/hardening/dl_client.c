@@ -1,4 +1,4 @@
-/* Libraries loaded at run time (issue 8, point 4).  The plugin (gemm_plugin.c) is found by
+/* Libraries loaded at run time.  The plugin (gemm_plugin.c) is found by
  * bare name through this program's RUNPATH only, as Python extensions find theirs.  Modes:
  *   load FLAGS   dlopen with FLAGS (local, deepbind): the load must succeed
  *   reload N     load the plugin, GEMM, dlclose, N times; cuBLAS must stay loaded across

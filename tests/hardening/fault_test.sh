@@ -1,5 +1,5 @@
 #!/bin/bash
-# Fault-injection sweep (issue 8, point 5).  Usage: fault_test.sh CLIENT SHIM ARCH
+# Fault-injection sweep.  Usage: fault_test.sh CLIENT SHIM ARCH
 # Runs CLIENT once with the shim and the simulator's call log, counts the allocations,
 # module loads, kernel lookups and launches the shim itself makes (depth 0: the program
 # makes none), then reruns once per such call with exactly that call failing, and once with

@@ -1,4 +1,4 @@
-/* Process life (issue 8, point 4).  Each mode first uses the shim (a rewritten bf16 GEMM,
+/* Process life.  Each mode first uses the shim (a rewritten bf16 GEMM,
  * checked), then:
  *   fork-uses    forks; the child runs more bf16 GEMMs on the parent's handle and checks them
  *   fork-quiet   forks; the child never touches CUDA and exits: it must print nothing

@@ -1,4 +1,4 @@
-/* Concurrency (issue 8, point 3): THREADS threads each run ITERS GEMMs, mixed bf16 (rewritten
+/* Concurrency: THREADS threads each run ITERS GEMMs, mixed bf16 (rewritten
  * below sm_80: fp32 or fp16 path, decode kernel) and fp32 (passed through), checking every
  * result against fp64.  Handles and streams are spread so that every sharing pattern occurs:
  *   threads 0, 1  own handle, own stream          threads 2, 3  own handles, one shared stream

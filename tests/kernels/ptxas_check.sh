@@ -1,5 +1,5 @@
 #!/bin/sh
-# Checks the shim's PTX files against the portability rules of issue 3 (doc/facts.md, "CUDA
+# Checks the shim's PTX files against the portability rules (doc/facts.md, "CUDA
 # versions"): .version <= 7.0, .target <= sm_52, no bf16 type or sm_80+ instruction; then
 # assembles each with ptxas for the lowest architecture that ptxas accepts (exit 77, skip,
 # when there is no ptxas).  With --selftest FILE: checks that the rules reject broken copies.

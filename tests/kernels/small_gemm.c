@@ -254,7 +254,7 @@ double sg_check_traffic(const struct sg *g, const ptx_launch_stats *st, unsigned
 	      (unsigned long long)st->global_bytes_read,
 	      (unsigned long long)st->global_bytes_written, (unsigned long long)all,
 	      (unsigned long long)c);
-	/* The acceptance of issue 4: within 10 % of a native GEMM's operand + result bytes,
+	/* The decode path's promise: within 10 % of a native GEMM's operand + result bytes,
 	 * with the documented block size. */
 	double ratio = g->m && g->k ? (double)st->global_bytes_read / (double)(a + b1 + c_read) : 0;
 	if (g->k >= 64 && g->m && block == KERNEL_SMALL_BLOCK(g->n))

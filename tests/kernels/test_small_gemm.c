@@ -1,4 +1,4 @@
-/* Tests of the decode-shaped GEMM kernel (issue 4, point 3), its arithmetic: every output
+/* Tests of the decode-shaped GEMM kernel, its arithmetic: every output
  * against an fp64 reference from the same bf16 inputs, within the error model of a GEMM with
  * fp32 accumulation, and NaN/Inf where that GEMM has them. */
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* The decode-shaped GEMM kernel's bias and activation (issue 5): integer operands make every
+/* The decode-shaped GEMM kernel's bias and activation: integer operands make every
  * sum exact, so out = act(sum + beta * C + bias) follows bit for bit from the f32 steps of
  * bf16shim_epilogue_f32 (GELU within its 4-ulp contract, kernels.h). */
 #include <math.h>

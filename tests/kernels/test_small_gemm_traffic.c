@@ -1,4 +1,4 @@
-/* Tests of the decode-shaped GEMM kernel (issue 4, point 3), its memory traffic and launch
+/* Tests of the decode-shaped GEMM kernel, its memory traffic and launch
  * shape: A read exactly once at the widths its alignment allows, at most 1.1 x (A + B + C)
  * in all, and the documented shape's edges. */
 #include <stdio.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The ELF files given need nothing but the C library (glibc's libc.so.6, and libdl.so.2 and
 # libpthread.so.0 where glibc 2.28 keeps dlsym and pthread_once; on newer glibc they are
-# stubs) and no glibc symbol version newer than 2.28 (src/glibc_floor.h).  Prints each
+# stubs) and no glibc symbol version newer than 2.28 (src/base/glibc_floor.h).  Prints each
 # file's NEEDED list and newest GLIBC_ version.
 # Usage: elf_check.sh FILE...
 set -u

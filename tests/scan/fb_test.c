@@ -1,4 +1,4 @@
-/* fb_test: the fatbin reader (src/fatbin) on containers built here, entry by entry: the
+/* fb_test: the fatbin reader (src/load/fatbin) on containers built here, entry by entry: the
  * header fields, every malformation the reader must refuse with a message, decompression
  * through liblz4 and libzstd found at run time, the driver's choice of entry, wrappers and
  * cubins.  With nvcc builds as arguments (tests/simcuda/fatbin makes them), each is also

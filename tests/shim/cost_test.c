@@ -1,4 +1,4 @@
-/* The cost model (src/cost.h) against values worked out by hand, and the planner's choice on
+/* The cost model (src/gemm/cost.h) against values worked out by hand, and the planner's choice on
  * both sides of each crossover the model puts between native and a rewrite (bench/cost.sh
  * prints them for the simulator's presets).  No CUDA anywhere. */
 #include <math.h>

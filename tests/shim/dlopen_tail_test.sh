@@ -2,7 +2,7 @@
 # The exported dlopen forwards every load it does not inspect with a jump into the real
 # dlopen, never a call: glibc takes the return address as the caller, whose RUNPATH, RPATH
 # and $ORIGIN apply.  Instrumented builds (--coverage, -finstrument-functions) lose such
-# jumps unless told not to (src/exports/dlfcn.c); this looks at the built code.  (A
+# jumps unless told not to (src/interpose/exports/dlfcn.c); this looks at the built code.  (A
 # ThreadSanitizer build loses it too; its own dlopen interceptor breaks RUNPATH anyway.)
 # Usage: dlopen_tail_test.sh LIBBF16SHIM   (x86-64; skipped elsewhere or without objdump)
 lib=$1

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The library exports exactly the names in src/exports/exports.map, and needs no CUDA
+# The library exports exactly the names in src/interpose/exports/exports.map, and needs no CUDA
 # library at link time (it finds them at run time).
 set -eu
 lib=$1 map=$2

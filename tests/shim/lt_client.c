@@ -15,7 +15,7 @@
  *                             shim); N rounds of them
  *   lt_client save FILE | load FILE   save the heuristic's algorithm; run a matmul with it
  *
- * Accuracy contract (issue 4, README "Accuracy"), for pre = alpha * sum a b + beta * C + bias:
+ * Accuracy contract (README "Accuracy"), for pre = alpha * sum a b + beta * C + bias:
  *   |got - act(pre)| <= L * 2^-24 ((k + 4) |alpha| sum |a b| + 3 |beta C| + 2 |bias|)
  *                       + 4 ulp(act(pre)) (GELU only) + D's rounding
  * with L = 1.13 for GELU (its largest slope), 1 otherwise. */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# cuBLASLt runs of lt_client (issue 5).  Usage: lt_test.sh CLIENT SHIM MODE
+# cuBLASLt runs of lt_client.  Usage: lt_test.sh CLIENT SHIM MODE
 #   same-as-plain ARCH   the unhandled calls: status and D identical with and without the shim
 #   kept ARCH [VAR=VALUE...]   an algorithm from the heuristic on simulated sm_61, used later
 #                        on ARCH (with the settings given): the rewrite still runs

@@ -98,8 +98,7 @@ static enum module_verdict judge_lowering(const struct module_facts *m,
 	}
 	if (st) {
 		snprintf(note, len, "bf16shim cannot lower its PTX %s (%s)", target,
-			 st == LOWER_MODULE_EOUTSIDE ? "an instruction outside every function"
-						 : ptx_lower_status_name(st));
+			 ptx_lower_status_name(st));
 		return MV_NONE;
 	}
 	if (lw.nleftout)

@@ -166,7 +166,7 @@ extern const char bf16shim_kernels_tc_ptx[];
 #define KERNEL_FP16_TAIL "bf16shim_fp16_tail"
 #define KERNEL_FP16_TAIL_TILE 64
 
-/* ---- Decode-shaped GEMMs (issue 4, point 3): small_gemm.ptx, same module, its own launch
+/* ---- Decode-shaped GEMMs: small_gemm.ptx, same module, its own launch
  * shape. ----
  * bf16shim_gemm_small(view a, u32 transa, view b, u32 transb, u32 m, u32 n, u32 k,
  *                     view c, u32 c_transposed, u32 ctype, f32 alpha, f32 beta,

@@ -63,16 +63,13 @@ static int operands_fit(const struct gemm_call *c)
 	       within_allocation(c->c, ce * span(c->m, c->n, c->ldc, c->stride_c, c->batch));
 }
 
-int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, enum why *why)
+enum why rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc)
 {
 	memset(rc, 0, sizeof *rc);
-	if (!operands_fit(c)) {
-		*why = WHY_PAST_ALLOCATION;
-		return 0;
-	}
-	rc->mod = own_kernels_for_context(why);
-	if (!rc->mod || !c->backend->stream(c, &rc->stream, &rc->pmode, why))
-		return 0;
+	if (!operands_fit(c))
+		return WHY_PAST_ALLOCATION;
+	WHY_FORWARD(own_kernels_for_context(&rc->mod));
+	WHY_FORWARD(c->backend->stream(c, &rc->stream, &rc->pmode));
 	if (rc->pmode == ABI_POINTER_MODE_DEVICE) {
 		rc->sc.alpha_ptr = (uint64_t)(uintptr_t)c->alpha;
 		rc->sc.beta_ptr = (uint64_t)(uintptr_t)c->beta;
@@ -81,11 +78,11 @@ int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, enum why *w
 		memcpy(&rc->sc.alpha, c->alpha, sizeof rc->sc.alpha);
 		memcpy(&rc->sc.beta, c->beta, sizeof rc->sc.beta);
 	}
-	return 1;
+	return WHY_NONE;
 }
 
-int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uint64_t bytes,
-		    struct ws_lease *ws, enum why *why)
+enum why rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc,
+			 uint64_t bytes, struct ws_lease *ws)
 {
 	uint64_t base = (uint64_t)(uintptr_t)c->workspace;
 	uint64_t start = (base + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
@@ -96,9 +93,9 @@ int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uin
 		ws->ptr = start;
 		ws->bytes = bytes;
 		ws->stream = rc->stream;
-		return 1;
+		return WHY_NONE;
 	}
-	return workspace_acquire(rc->stream, bytes, ws, why);
+	return workspace_acquire(rc->stream, bytes, ws);
 }
 
 /* Scratch for bt items: am rows of op(A) and bn columns of op(B) converted, an mt x nt
@@ -198,25 +195,27 @@ struct view operand_view(const void *base, int ptr_array, int64_t b0, int64_t st
 	return v;
 }
 
-int rewrite_launch_grid(abi_function f, unsigned gx, unsigned gy, unsigned gz, unsigned shmem,
-			abi_stream stream, void **params)
+enum why rewrite_launch_grid(abi_function f, unsigned gx, unsigned gy, unsigned gz,
+			     unsigned shmem, abi_stream stream, void **params)
 {
-	return real_driver()->cuLaunchKernel(f, gx, gy, gz, KERNEL_BLOCK, 1, 1, shmem, stream,
-					     params, NULL) == ABI_CUDA_SUCCESS;
+	if (real_driver()->cuLaunchKernel(f, gx, gy, gz, KERNEL_BLOCK, 1, 1, shmem, stream,
+					  params, NULL) != ABI_CUDA_SUCCESS)
+		return WHY_LAUNCH_FAILED;
+	return WHY_NONE;
 }
 
-int rewrite_launch(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
+enum why rewrite_launch(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
 		   abi_stream stream, void **params)
 {
 	unsigned gx = (unsigned)((rows + KERNEL_BLOCK - 1) / KERNEL_BLOCK);
 	unsigned gy = (unsigned)(cols < MAX_GRID_YZ ? cols : MAX_GRID_YZ);
 
 	if (!rows || !cols || !batch)
-		return 1;
+		return WHY_NONE;
 	return rewrite_launch_grid(f, gx, gy, (unsigned)batch, 0, stream, params);
 }
 
-int rewrite_launch_epilogue(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
+enum why rewrite_launch_epilogue(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
 			    abi_stream stream, void **params)
 {
 	uint64_t gx = (rows + KERNEL_BLOCK - 1) / KERNEL_BLOCK;
@@ -224,12 +223,12 @@ int rewrite_launch_epilogue(abi_function f, uint64_t rows, uint64_t cols, uint64
 	uint64_t gy;
 
 	if (!rows || !cols || !batch)
-		return 1;
+		return WHY_NONE;
 	gy = (256 + gx * batch - 1) / (gx * batch);
 	gy = gy < least ? least : gy;
 	gy = gy < cols ? gy : cols;
 	if (gy > MAX_GRID_YZ)
-		return 0; /* more than 16 million columns: not a GEMM tile this shim makes */
+		return WHY_LAUNCH_FAILED; /* more than 16 million columns: not a tile we make */
 	return rewrite_launch_grid(f, (unsigned)gx, (unsigned)gy, (unsigned)batch, 0, stream,
 				   params);
 }
@@ -292,8 +291,7 @@ struct view op_b_view(const struct gemm_call *c, int64_t b0, int64_t j0)
 int rewrite_pointer_mode(const struct gemm_call *c)
 {
 	abi_stream stream;
-	enum why why;
 	int pmode;
 
-	return c->backend->stream(c, &stream, &pmode, &why) ? pmode : -1;
+	return c->backend->stream(c, &stream, &pmode) == WHY_NONE ? pmode : -1;
 }

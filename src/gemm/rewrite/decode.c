@@ -45,7 +45,7 @@ struct small_out {
 	struct small_epilogue ep;
 };
 
-static int launch_small(const struct rewrite_ctx *rc, struct view a, uint32_t ta, struct view b,
+static enum why launch_small(const struct rewrite_ctx *rc, struct view a, uint32_t ta, struct view b,
 			uint32_t tb, uint32_t m, uint32_t n, uint32_t k, int64_t batch,
 			struct small_out o)
 {
@@ -60,12 +60,15 @@ static int launch_small(const struct rewrite_ctx *rc, struct view a, uint32_t ta
 			  &o.ep.bias_along, &o.ep.bias_stride, &o.ep.act, &o.kc, &o.split_stride};
 	unsigned gx = (unsigned)(((uint64_t)m + block - 1) / block);
 
-	return drv->cuLaunchKernel(rc->mod->gemm_small, gx, o.splits, (unsigned)batch, block, 1, 1,
-				   KERNEL_SMALL_SHMEM(block), rc->stream, params,
-				   NULL) == ABI_CUDA_SUCCESS;
+	if (drv->cuLaunchKernel(rc->mod->gemm_small, gx, o.splits, (unsigned)batch, block, 1, 1,
+				KERNEL_SMALL_SHMEM(block), rc->stream, params,
+				NULL) != ABI_CUDA_SUCCESS)
+		return WHY_LAUNCH_FAILED;
+	return WHY_NONE;
 }
 
-int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, enum why *why)
+enum why rewrite_decode(const struct gemm_call *c, const struct device_facts *dev,
+			abi_status *st)
 {
 	int swap = c->n > KERNEL_SMALL_MAX_N;
 	uint32_t ta = c->transa != ABI_OP_N, tb = c->transb != ABI_OP_N;
@@ -75,20 +78,16 @@ int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, en
 	struct rewrite_ctx rc;
 	struct ws_lease ws = {0};
 
+	*st = ABI_STATUS_SUCCESS;
 	if (c->m == 0 || c->n == 0 || c->batch == 0)
-		return ABI_STATUS_SUCCESS;
+		return WHY_NONE;
 	if (c->atype != ABI_R_16BF || c->btype != ABI_R_16BF ||
 	    (swap && c->m > KERNEL_SMALL_MAX_N) || c->k > UINT32_MAX - 64 ||
-	    c->m > UINT32_MAX || c->n > UINT32_MAX) {
-		*why = WHY_NOT_DECODE_SHAPE;
-		return REWRITE_UNAVAILABLE;
-	}
-	if (!rewrite_begin(c, &rc, why))
-		return REWRITE_UNAVAILABLE;
-	if (!rc.mod->gemm_small) {
-		*why = WHY_DECODE_KERNEL_MISSING;
-		return REWRITE_UNAVAILABLE;
-	}
+	    c->m > UINT32_MAX || c->n > UINT32_MAX)
+		return WHY_NOT_DECODE_SHAPE;
+	WHY_FORWARD(rewrite_begin(c, &rc));
+	if (!rc.mod->gemm_small)
+		return WHY_DECODE_KERNEL_MISSING;
 	/* The split the cost model assumes (cost.h). */
 	splits = cost_decode_splits(dev ? dev->sm_count : 0,
 				    (mk + KERNEL_SMALL_BLOCK(nk) - 1) / KERNEL_SMALL_BLOCK(nk) *
@@ -98,8 +97,8 @@ int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, en
 		/* kc a multiple of 64 (the kernel's chunk); every split has some of k. */
 		kc = (uint32_t)(((uint64_t)c->k + splits - 1) / splits + 63) / 64 * 64;
 		splits = (uint32_t)(((uint64_t)c->k + kc - 1) / kc);
-		if (splits < 2 || !rewrite_scratch(c, &rc, 4 * splits * mk * nk *
-						 (uint64_t)min64(c->batch, MAX_GRID_YZ), &ws, why))
+		if (splits < 2 || rewrite_scratch(c, &rc, 4 * splits * mk * nk *
+						(uint64_t)min64(c->batch, MAX_GRID_YZ), &ws) != WHY_NONE)
 			splits = 1, kc = 0; /* no scratch: one block row, as before */
 	}
 	for (int64_t b0 = 0; b0 < c->batch; b0 += MAX_GRID_YZ) {
@@ -109,7 +108,7 @@ int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, en
 		struct view cv = operand_view(c->c, c->ptr_array, b0, c->stride_c, ce, c->ldc, 0, 0);
 		struct small_out o = {cv, (uint32_t)swap, ctype, 1, 0, 0, rc.sc,
 				      small_epilogue_of(c, b0, swap)};
-		int ok;
+		enum why why;
 
 		if (splits > 1) {
 			/* Partial results in C's layout (m x n a batch item), then the epilogue. */
@@ -120,11 +119,11 @@ int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, en
 					       .split_stride = (uint64_t)(bn * c->m * c->n),
 					       .sc = {.alpha = 1, .beta = 0}};
 		}
-		ok = swap ? launch_small(&rc, bv, !tb, av, !ta, (uint32_t)c->n, (uint32_t)c->m,
+		why = swap ? launch_small(&rc, bv, !tb, av, !ta, (uint32_t)c->n, (uint32_t)c->m,
 					 (uint32_t)c->k, bn, o)
 			  : launch_small(&rc, av, ta, bv, tb, (uint32_t)c->m, (uint32_t)c->n,
 					 (uint32_t)c->k, bn, o);
-		if (ok && splits > 1) {
+		if (why == WHY_NONE && splits > 1) {
 			struct epilogue_args ea = epilogue_args_of(&rc, c, ws.ptr, b0, 0, 0, c->m, c->n,
 								   cv);
 			void *params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS + 2];
@@ -133,18 +132,18 @@ int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, en
 			epilogue_params(&ea, params, params + EPILOGUE_PARAMS);
 			params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS] = &splits;
 			params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS + 1] = &stride;
-			ok = rewrite_launch_epilogue(rc.mod->epilogue_f32, (uint64_t)c->m,
+			why = rewrite_launch_epilogue(rc.mod->epilogue_f32, (uint64_t)c->m,
 						     (uint64_t)c->n, (uint64_t)bn, rc.stream, params);
 		}
-		if (!ok) {
-			*why = WHY_LAUNCH_FAILED;
+		if (why != WHY_NONE) {
 			if (splits > 1)
 				workspace_release(&ws);
 			/* Earlier batch groups are written: the call cannot be replayed. */
-			return b0 ? ABI_STATUS_EXECUTION_FAILED : REWRITE_UNAVAILABLE;
+			*st = ABI_STATUS_EXECUTION_FAILED;
+			return b0 ? WHY_NONE : why;
 		}
 	}
 	if (splits > 1)
 		workspace_release(&ws);
-	return ABI_STATUS_SUCCESS;
+	return WHY_NONE;
 }

@@ -76,8 +76,9 @@ static void push_job(void **p, struct slices_job *j)
 }
 
 /* Both operands' slices in one launch (one job where only one operand is due). */
-static int fp16_convert(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
-			struct tile *t, int do_a, int do_b, abi_devptr *next)
+static enum why fp16_convert(const struct rewrite_ctx *rc, void *self,
+			     const struct gemm_call *c, struct tile *t, int do_a, int do_b,
+			     abi_devptr *next)
 {
 	struct fp16_state *st = self;
 	struct slices_job ja = {0}, jb = {0};
@@ -109,8 +110,8 @@ static int fp16_convert(const struct rewrite_ctx *rc, void *self, const struct g
 }
 
 /* The second slices' products, where the tensor-core module is there. */
-static int fp16_tail(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
-		     const struct tile *t)
+static enum why fp16_tail(const struct rewrite_ctx *rc, void *self,
+			  const struct gemm_call *c, const struct tile *t)
 {
 	struct fp16_state *st = self;
 	uint64_t k = (uint64_t)c->k, di = (uint64_t)(t->i0 - t->ai0), dj = (uint64_t)(t->j0 - t->bj0);
@@ -127,14 +128,15 @@ static int fp16_tail(const struct rewrite_ctx *rc, void *self, const struct gemm
 
 	st->tail = st->tensor_cores && rc->mod->fp16_tail != NULL && gy <= MAX_GRID_YZ;
 	if (!st->tail)
-		return 1; /* the epilogue bounds what the second slices hold instead */
+		return WHY_NONE; /* the epilogue bounds what the second slices hold instead */
 	return rewrite_launch_grid(rc->mod->fp16_tail,
 				   (unsigned)((t->mi + KERNEL_FP16_TAIL_TILE - 1) / KERNEL_FP16_TAIL_TILE),
 				   (unsigned)gy, (unsigned)t->bn, 0, rc->stream, params);
 }
 
-static int fp16_epilogue(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
-			 const struct tile *t, struct epilogue_args *ea)
+static enum why fp16_epilogue(const struct rewrite_ctx *rc, void *self,
+			      const struct gemm_call *c, const struct tile *t,
+			      struct epilogue_args *ea)
 {
 	struct fp16_state *st = self;
 	struct view av = op_a_view(c, t->b0, t->i0), bv = op_b_view(c, t->b0, t->j0);
@@ -156,19 +158,17 @@ static int fp16_epilogue(const struct rewrite_ctx *rc, void *self, const struct 
 }
 
 /* bf16 operands only (their scales are bf16's) and the path's kernels. */
-static int fp16_usable(const struct gemm_call *c, const struct own_kernels *mod, void *self,
-		       enum why *why)
+static enum why fp16_usable(const struct gemm_call *c, const struct own_kernels *mod,
+			    void *self)
 {
 	(void)self;
 	if (c->atype != ABI_R_16BF || c->btype != ABI_R_16BF)
-		*why = WHY_FP16_TAKES_BF16;
-	else if (!mod->fp16_slices || !mod->epilogue_scaled)
-		*why = WHY_FP16_KERNELS_MISSING;
-	else if (c->k > UINT32_MAX || c->m > UINT32_MAX || c->n > UINT32_MAX)
-		*why = WHY_K_TOO_LARGE;
-	else
-		return 1;
-	return 0;
+		return WHY_FP16_TAKES_BF16;
+	if (!mod->fp16_slices || !mod->epilogue_scaled)
+		return WHY_FP16_KERNELS_MISSING;
+	if (c->k > UINT32_MAX || c->m > UINT32_MAX || c->n > UINT32_MAX)
+		return WHY_K_TOO_LARGE;
+	return WHY_NONE;
 }
 
 static const struct tile_path fp16_path = {
@@ -177,9 +177,9 @@ static const struct tile_path fp16_path = {
 	.convert = fp16_convert, .after_gemm = fp16_tail, .epilogue = fp16_epilogue,
 };
 
-int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, enum why *why)
+enum why rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, abi_status *st)
 {
-	struct fp16_state st = {.tensor_cores = dev && dev->tensor_cores};
+	struct fp16_state state = {.tensor_cores = dev && dev->tensor_cores};
 
-	return rewrite_tiles(c, &fp16_path, &st, why);
+	return rewrite_tiles(c, &fp16_path, &state, st);
 }

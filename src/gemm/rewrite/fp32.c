@@ -24,7 +24,7 @@ static int fp32_direct(const struct gemm_call *c)
 }
 
 /* Cast a stored panel (rows x cols of the stored matrix) to a compact fp32 matrix. */
-static int cast_panel(abi_function f, struct view src, int64_t rows, int64_t cols,
+static enum why cast_panel(abi_function f, struct view src, int64_t rows, int64_t cols,
 		      int64_t batch, abi_devptr dst, abi_stream stream)
 {
 	uint32_t r = (uint32_t)rows, cl = (uint32_t)cols;
@@ -39,8 +39,9 @@ struct fp32_state {
 };
 
 /* The rows of op(A) and columns of op(B) of t, as stored (a panel of the stored matrix). */
-static int fp32_convert(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
-			struct tile *t, int do_a, int do_b, abi_devptr *next)
+static enum why fp32_convert(const struct rewrite_ctx *rc, void *self,
+			     const struct gemm_call *c, struct tile *t, int do_a, int do_b,
+			     abi_devptr *next)
 {
 	const struct fp32_state *st = self;
 	int64_t ar = t->ta == ABI_OP_N ? t->am : c->k, ac = t->ta == ABI_OP_N ? c->k : t->am;
@@ -48,19 +49,18 @@ static int fp32_convert(const struct rewrite_ctx *rc, void *self, const struct g
 
 	if (do_a) {
 		t->a = scratch_take(next, 4u * (uint64_t)(t->bn * ar * ac));
-		if (!cast_panel(st->cast, t->av, ar, ac, t->bn, t->a, rc->stream))
-			return 0;
+		WHY_FORWARD(cast_panel(st->cast, t->av, ar, ac, t->bn, t->a, rc->stream));
 	}
 	if (do_b) {
 		t->b = scratch_take(next, 4u * (uint64_t)(t->bn * br * bc));
-		if (!cast_panel(st->cast, t->bv, br, bc, t->bn, t->b, rc->stream))
-			return 0;
+		WHY_FORWARD(cast_panel(st->cast, t->bv, br, bc, t->bn, t->b, rc->stream));
 	}
-	return 1;
+	return WHY_NONE;
 }
 
-static int fp32_epilogue(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
-			 const struct tile *t, struct epilogue_args *ea)
+static enum why fp32_epilogue(const struct rewrite_ctx *rc, void *self,
+			      const struct gemm_call *c, const struct tile *t,
+			      struct epilogue_args *ea)
 {
 	void *params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS + 2];
 	uint32_t splits = 1;
@@ -74,15 +74,13 @@ static int fp32_epilogue(const struct rewrite_ctx *rc, void *self, const struct 
 				       (uint64_t)t->bn, rc->stream, params);
 }
 
-static int fp32_usable(const struct gemm_call *c, const struct own_kernels *mod, void *self,
-		       enum why *why)
+static enum why fp32_usable(const struct gemm_call *c, const struct own_kernels *mod,
+			    void *self)
 {
 	struct fp32_state *st = self;
 
 	st->cast = c->atype == ABI_R_16F ? mod->cast_f16_f32 : mod->cast_bf16_f32;
-	if (!st->cast)
-		*why = WHY_NO_CAST_KERNEL;
-	return st->cast != NULL;
+	return st->cast ? WHY_NONE : WHY_NO_CAST_KERNEL;
 }
 
 static const struct tile_path fp32_path = {
@@ -91,10 +89,10 @@ static const struct tile_path fp32_path = {
 	.direct_cost = &fp32_direct_cost, .convert = fp32_convert, .epilogue = fp32_epilogue,
 };
 
-int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum why *why)
+enum why rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, abi_status *st)
 {
-	struct fp32_state st;
+	struct fp32_state state;
 
 	(void)dev;
-	return rewrite_tiles(c, &fp32_path, &st, why);
+	return rewrite_tiles(c, &fp32_path, &state, st);
 }

@@ -1,6 +1,7 @@
-/* Carrying out a rewrite decision.  Each path returns REWRITE_UNAVAILABLE when our own
- * machinery fails (no scratch, kernels not loaded, a launch refused) before anything was
- * written, so the caller can forward the original call untouched. */
+/* Carrying out a rewrite decision.  Each path answers as the GEMM half does (why.h): WHY_NONE
+ * when it ran, with the call's status in *st, or why our own machinery could not (no
+ * scratch, kernels not loaded, a launch refused) before anything was written, so the caller
+ * can forward the original call untouched. */
 #ifndef BF16SHIM_REWRITE_H
 #define BF16SHIM_REWRITE_H
 
@@ -8,15 +9,13 @@
 #include "gemm.h"
 #include "why.h"
 
-#define REWRITE_UNAVAILABLE (-1)
-
 /* Bytes of one element of a GEMM operand type (the types the rewrites take). */
 size_t rewrite_elem_size(int type);
 
-/* Returns a cublasStatus_t, or REWRITE_UNAVAILABLE with *why set. */
-int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
-int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
-int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
+enum why rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, abi_status *st);
+enum why rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, abi_status *st);
+enum why rewrite_decode(const struct gemm_call *c, const struct device_facts *dev,
+			abi_status *st);
 
 /* Where c's alpha and beta live (ABI_POINTER_MODE_*), as its backend reads it; -1 if it
  * cannot tell.  A host call, never a GPU synchronisation: for the trace. */
@@ -28,8 +27,8 @@ extern const struct gemm_backend rewrite_via_cublas, rewrite_via_cublaslt;
 
 /* Copies a rows x cols matrix (column-major, ld in elements; batch items stride elements
  * apart) on the stream, without synchronising: C into D before a rewritten cuBLASLt call
- * whose D is not its C.  1 on success. */
-int rewrite_copy_matrix(abi_stream stream, const void *src, int64_t ld_src, int64_t stride_src,
+ * whose D is not its C.  WHY_NONE, or WHY_LAUNCH_FAILED. */
+enum why rewrite_copy_matrix(abi_stream stream, const void *src, int64_t ld_src, int64_t stride_src,
 			void *dst, int64_t ld_dst, int64_t stride_dst, int64_t rows, int64_t cols,
 			int64_t batch, size_t esize);
 

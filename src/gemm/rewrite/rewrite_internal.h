@@ -44,8 +44,8 @@ struct rewrite_ctx {
 };
 
 /* Kernels, stream, pointer mode and scalars for this call (its backend says where the
- * stream and pointer mode are); 0 with *why if unavailable. */
-int rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc, enum why *why);
+ * stream and pointer mode are). */
+enum why rewrite_begin(const struct gemm_call *c, struct rewrite_ctx *rc);
 
 /* The GEMM inside a rewrite: column-major operands of one type, fp32 accumulation into an
  * fp32 d; leading dimensions and batch strides in elements. */
@@ -64,10 +64,10 @@ struct inner_gemm {
 /* What a rewrite takes from the library its call came through: rewrite/via_cublas.c,
  * rewrite/via_cublaslt.c (rewrite.h names them; the call's describer picks one). */
 struct gemm_backend {
-	/* The call's stream and pointer mode; 0 with *why if they cannot be read. */
-	int (*stream)(const struct gemm_call *c, abi_stream *stream, int *pmode, enum why *why);
-	/* Is there a real GEMM to run the inner one with?  0 with *why if not. */
-	int (*gemm_available)(const struct gemm_call *c, enum why *why);
+	/* The call's stream and pointer mode. */
+	enum why (*stream)(const struct gemm_call *c, abi_stream *stream, int *pmode);
+	/* Is there a real GEMM to run the inner one with? */
+	enum why (*gemm_available)(const struct gemm_call *c);
 	/* The inner GEMM, on the call's stream. */
 	abi_status (*gemm)(const struct gemm_call *c, const struct rewrite_ctx *rc,
 			   const struct inner_gemm *g);
@@ -75,8 +75,8 @@ struct gemm_backend {
 
 /* Scratch for one tile: the workspace the caller lent when it is large enough, else the
  * shim's cache (workspace.h).  Released with workspace_release(). */
-int rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc, uint64_t bytes,
-		    struct ws_lease *ws, enum why *why);
+enum why rewrite_scratch(const struct gemm_call *c, const struct rewrite_ctx *rc,
+			 uint64_t bytes, struct ws_lease *ws);
 
 /* Scratch for t: the converted operands (all of op(A) and op(B) when t->whole, else one
  * panel and one tile) of t->bt items and one result tile. */
@@ -90,15 +90,16 @@ int choose_tiling(const struct gemm_call *c, uint64_t cap, const struct scratch_
 /* The view of batch items [b0, ...) of an operand, panel starting at (row0, col0). */
 struct view operand_view(const void *base, int ptr_array, int64_t b0, int64_t stride,
 			 size_t esize, int64_t ld, int64_t row0, int64_t col0);
-/* Launches f in the shape of kernels.h over rows x cols x batch; 1 on success. */
-int rewrite_launch(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
+/* Launches f in the shape of kernels.h over rows x cols x batch: WHY_NONE, or
+ * WHY_LAUNCH_FAILED (so do the other launchers). */
+enum why rewrite_launch(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
 		   abi_stream stream, void **params);
 /* The same for an epilogue: gridDim.y small enough that a thread does many columns (at most
  * KERNEL_EPILOGUE_COLS_MAX a block), large enough for about 256 blocks. */
-int rewrite_launch_epilogue(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
+enum why rewrite_launch_epilogue(abi_function f, uint64_t rows, uint64_t cols, uint64_t batch,
 			    abi_stream stream, void **params);
-/* Any grid, KERNEL_BLOCK threads a block; 1 on success. */
-int rewrite_launch_grid(abi_function f, unsigned gx, unsigned gy, unsigned gz, unsigned shmem,
+/* Any grid, KERNEL_BLOCK threads a block. */
+enum why rewrite_launch_grid(abi_function f, unsigned gx, unsigned gy, unsigned gz, unsigned shmem,
 			abi_stream stream, void **params);
 /* bump allocator over the leased scratch, SCRATCH_ALIGN-aligned */
 abi_devptr scratch_take(abi_devptr *next, uint64_t bytes);
@@ -141,40 +142,40 @@ struct tile {
 	abi_devptr d;                   /* the inner GEMM's fp32 result */
 };
 
-/* What a copying path does; every step returns 0 if a launch failed.  self is the path's
- * own state (the scratch it took, its kernels). */
+/* What a copying path does; every step answers WHY_NONE, or why it failed (a launch).  self
+ * is the path's own state (the scratch it took, its kernels). */
 struct tile_path {
 	const struct scratch_cost *cost;
 	int inner_type, tensor_op;      /* for struct inner_gemm */
 	/* The converted operands are vectors of k elements, a row of op(A) or a column of op(B)
 	 * after another (the GEMM takes them as T, N); else they keep the call's layout. */
 	int vectors;
-	enum why gemm_failed;           /* *why when the inner GEMM fails */
-	/* Can the path take c with these kernels?  0 with *why if not; else self is ready. */
-	int (*usable)(const struct gemm_call *c, const struct own_kernels *mod, void *self,
-		      enum why *why);
+	enum why gemm_failed;           /* the answer when the inner GEMM fails */
+	/* Can the path take c with these kernels?  WHY_NONE makes self ready. */
+	enum why (*usable)(const struct gemm_call *c, const struct own_kernels *mod, void *self);
 	/* NULL, or: can the inner GEMM write c's C itself (alpha, beta and all), with no
 	 * epilogue?  Then direct_cost replaces cost. */
 	int (*direct)(const struct gemm_call *c);
 	const struct scratch_cost *direct_cost;
 	/* Converts t's rows of op(A) (do_a) and columns of op(B) (do_b) into scratch taken
 	 * from *next, A's first; sets t->a, t->b. */
-	int (*convert)(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
-		       struct tile *t, int do_a, int do_b, abi_devptr *next);
+	enum why (*convert)(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
+			    struct tile *t, int do_a, int do_b, abi_devptr *next);
 	/* After the inner GEMM wrote t->d, before the epilogue; NULL for nothing. */
-	int (*after_gemm)(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
-			  const struct tile *t);
+	enum why (*after_gemm)(const struct rewrite_ctx *rc, void *self,
+			       const struct gemm_call *c, const struct tile *t);
 	/* Finishes the tile. */
-	int (*epilogue)(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
-			const struct tile *t, struct epilogue_args *ea);
+	enum why (*epilogue)(const struct rewrite_ctx *rc, void *self, const struct gemm_call *c,
+			     const struct tile *t, struct epilogue_args *ea);
 };
 /* The caller's op(A) from row i0 and op(B) from column j0, batch items from b0. */
 struct view op_a_view(const struct gemm_call *c, int64_t b0, int64_t i0);
 struct view op_b_view(const struct gemm_call *c, int64_t b0, int64_t j0);
-/* The whole copying path p for c: ABI_STATUS_SUCCESS, REWRITE_UNAVAILABLE with *why while
- * nothing is written yet, or the failure's status once part of C is. */
-int rewrite_tiles(const struct gemm_call *c, const struct tile_path *p, void *self,
-		  enum why *why);
+/* The whole copying path p for c, as a path answers (rewrite.h): WHY_NONE with *st (the
+ * failure's status once part of C is written, which cannot be replayed), or why it could not
+ * run while nothing is written yet. */
+enum why rewrite_tiles(const struct gemm_call *c, const struct tile_path *p, void *self,
+		       abi_status *st);
 
 int rewrite_kernel_type(int type);
 int64_t min64(int64_t a, int64_t b);

@@ -34,23 +34,22 @@ static struct inner_gemm inner_of(const struct gemm_call *c, const struct tile_p
 }
 
 /* Runs every tile. */
-static int tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
-		 const struct tile_path *p, void *self, enum why *why)
+static enum why tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
+		      const struct tile_path *p, void *self, abi_status *st)
 {
 	size_t ce = rewrite_elem_size(c->ctype);
 	int ta = c->transa == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
 	int tb = c->transb == ABI_OP_N ? ABI_OP_N : ABI_OP_T;
-	int wrote = 0, status = ABI_STATUS_SUCCESS, direct = p->direct && p->direct(c);
+	int wrote = 0, direct = p->direct && p->direct(c);
+	enum why why = WHY_NONE;
 	const struct scratch_cost *cost = direct ? p->direct_cost : p->cost;
 	struct ws_lease ws;
 	struct tiling tl;
 
-	if (!choose_tiling(c, shim_config()->workspace_bytes, cost, &tl)) {
-		*why = WHY_K_TOO_LARGE;
-		return REWRITE_UNAVAILABLE;
-	}
-	if (!rewrite_scratch(c, rc, tile_scratch_bytes(c, &tl, cost), &ws, why))
-		return REWRITE_UNAVAILABLE;
+	*st = ABI_STATUS_SUCCESS;
+	if (!choose_tiling(c, shim_config()->workspace_bytes, cost, &tl))
+		return WHY_K_TOO_LARGE;
+	WHY_FORWARD(rewrite_scratch(c, rc, tile_scratch_bytes(c, &tl, cost), &ws));
 
 	for (int64_t b0 = 0; b0 < c->batch; b0 += tl.bt) {
 		int64_t bn = min64(tl.bt, c->batch - b0);
@@ -63,8 +62,8 @@ static int tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
 			t.bnn = c->n;
 			t.av = op_a_view(c, b0, 0);
 			t.bv = op_b_view(c, b0, 0);
-			if (!p->convert(rc, self, c, &t, 1, 1, &next))
-				goto launch_failed;
+			if ((why = p->convert(rc, self, c, &t, 1, 1, &next)))
+				goto failed;
 			after_a = next;
 		}
 		for (t.i0 = 0; t.i0 < c->m; t.i0 += tl.mt) {
@@ -74,8 +73,8 @@ static int tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
 				t.ai0 = t.i0;
 				t.am = t.mi;
 				t.av = op_a_view(c, b0, t.i0);
-				if (!p->convert(rc, self, c, &t, 1, 0, &next))
-					goto launch_failed;
+				if ((why = p->convert(rc, self, c, &t, 1, 0, &next)))
+					goto failed;
 				after_a = next;
 			}
 			for (t.j0 = 0; t.j0 < c->n; t.j0 += tl.nt) {
@@ -88,8 +87,8 @@ static int tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
 					t.bj0 = t.j0;
 					t.bnn = t.nj;
 					t.bv = op_b_view(c, b0, t.j0);
-					if (!p->convert(rc, self, c, &t, 0, 1, &tnext))
-						goto launch_failed;
+					if ((why = p->convert(rc, self, c, &t, 0, 1, &tnext)))
+						goto failed;
 				}
 				t.cv = operand_view(c->c, c->ptr_array, b0, c->stride_c, ce, c->ldc,
 						    t.i0, t.j0);
@@ -104,44 +103,45 @@ static int tiles(const struct gemm_call *c, const struct rewrite_ctx *rc,
 				} else {
 					t.d = g.d = scratch_take(&tnext, 4u * (uint64_t)(bn * t.mi * t.nj));
 				}
-				status = c->backend->gemm(c, rc, &g);
-				if (status != ABI_STATUS_SUCCESS) {
-					*why = p->gemm_failed;
+				*st = c->backend->gemm(c, rc, &g);
+				if (*st != ABI_STATUS_SUCCESS) {
+					why = p->gemm_failed;
 					goto gemm_failed;
 				}
 				if (direct) {
 					wrote = 1;
 					continue;
 				}
-				if (p->after_gemm && !p->after_gemm(rc, self, c, &t))
-					goto launch_failed;
+				if (p->after_gemm && (why = p->after_gemm(rc, self, c, &t)))
+					goto failed;
 				ea = epilogue_args_of(rc, c, t.d, b0, t.i0, t.j0, t.mi, t.nj, t.cv);
-				if (!p->epilogue(rc, self, c, &t, &ea))
-					goto launch_failed;
+				if ((why = p->epilogue(rc, self, c, &t, &ea)))
+					goto failed;
 				wrote = 1;
 			}
 		}
 	}
 	workspace_release(&ws);
-	return ABI_STATUS_SUCCESS;
+	return WHY_NONE;
 
-launch_failed:
-	*why = WHY_LAUNCH_FAILED;
-	status = ABI_STATUS_EXECUTION_FAILED;
+failed:
+	*st = ABI_STATUS_EXECUTION_FAILED;
 gemm_failed:
 	workspace_release(&ws);
-	return wrote ? status : REWRITE_UNAVAILABLE;
+	/* Part of C written: the call has run, and failed. */
+	return wrote ? WHY_NONE : why;
 }
 
-int rewrite_tiles(const struct gemm_call *c, const struct tile_path *p, void *self,
-		  enum why *why)
+enum why rewrite_tiles(const struct gemm_call *c, const struct tile_path *p, void *self,
+		       abi_status *st)
 {
 	struct rewrite_ctx rc;
 
+	*st = ABI_STATUS_SUCCESS;
 	if (c->m == 0 || c->n == 0 || c->batch == 0)
-		return ABI_STATUS_SUCCESS; /* nothing to compute, nothing to touch */
-	if (!c->backend->gemm_available(c, why) || !rewrite_begin(c, &rc, why) ||
-	    !p->usable(c, rc.mod, self, why))
-		return REWRITE_UNAVAILABLE;
-	return tiles(c, &rc, p, self, why);
+		return WHY_NONE; /* nothing to compute, nothing to touch */
+	WHY_FORWARD(c->backend->gemm_available(c));
+	WHY_FORWARD(rewrite_begin(c, &rc));
+	WHY_FORWARD(p->usable(c, rc.mod, self));
+	return tiles(c, &rc, p, self, st);
 }

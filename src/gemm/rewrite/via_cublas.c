@@ -7,23 +7,19 @@
 #include "real.h"
 #include "rewrite_internal.h"
 
-static int stream(const struct gemm_call *c, abi_stream *s, int *pmode, enum why *why)
+static enum why stream(const struct gemm_call *c, abi_stream *s, int *pmode)
 {
 	if (real_cublas.cublasGetStream_v2(c->handle, s) ||
-	    real_cublas.cublasGetPointerMode_v2(c->handle, pmode)) {
-		*why = WHY_HANDLE_UNREADABLE;
-		return 0;
-	}
-	return 1;
+	    real_cublas.cublasGetPointerMode_v2(c->handle, pmode))
+		return WHY_HANDLE_UNREADABLE;
+	return WHY_NONE;
 }
 
-static int gemm_available(const struct gemm_call *c, enum why *why)
+static enum why gemm_available(const struct gemm_call *c)
 {
-	if (!real_cublas.cublasGemmStridedBatchedEx || c->k > INT_MAX) {
-		*why = WHY_CUBLAS_LACKS_GEMM;
-		return 0;
-	}
-	return 1;
+	if (!real_cublas.cublasGemmStridedBatchedEx || c->k > INT_MAX)
+		return WHY_CUBLAS_LACKS_GEMM;
+	return WHY_NONE;
 }
 
 static const float one_host = 1.0f, zero_host = 0.0f;

@@ -10,23 +10,20 @@
 
 static const float one = 1.0f, zero = 0.0f;
 
-static int stream(const struct gemm_call *c, abi_stream *s, int *pmode, enum why *why)
+static enum why stream(const struct gemm_call *c, abi_stream *s, int *pmode)
 {
-	(void)why;
 	*s = c->lt->stream;
 	*pmode = c->lt->pmode;
-	return 1;
+	return WHY_NONE;
 }
 
-static int gemm_available(const struct gemm_call *c, enum why *why)
+static enum why gemm_available(const struct gemm_call *c)
 {
 	(void)c;
 	if (!real_cublaslt.cublasLtMatmul || !real_cublaslt.cublasLtMatmulDescCreate ||
-	    !real_cublaslt.cublasLtMatrixLayoutCreate) {
-		*why = WHY_CUBLASLT_LACKS;
-		return 0;
-	}
-	return 1;
+	    !real_cublaslt.cublasLtMatrixLayoutCreate)
+		return WHY_CUBLASLT_LACKS;
+	return WHY_NONE;
 }
 
 /* A column-major layout: rows x cols per item, leading dimension ld, items stride elements
@@ -101,9 +98,9 @@ static abi_status gemm(const struct gemm_call *c, const struct rewrite_ctx *rc,
 
 const struct gemm_backend rewrite_via_cublaslt = {stream, gemm_available, gemm};
 
-int rewrite_copy_matrix(abi_stream stream, const void *src, int64_t ld_src, int64_t stride_src,
-			void *dst, int64_t ld_dst, int64_t stride_dst, int64_t rows, int64_t cols,
-			int64_t batch, size_t esize)
+enum why rewrite_copy_matrix(abi_stream stream, const void *src, int64_t ld_src,
+			     int64_t stride_src, void *dst, int64_t ld_dst, int64_t stride_dst,
+			     int64_t rows, int64_t cols, int64_t batch, size_t esize)
 {
 	const struct real_driver *drv = real_driver();
 	struct abi_memcpy2d cp;
@@ -111,9 +108,9 @@ int rewrite_copy_matrix(abi_stream stream, const void *src, int64_t ld_src, int6
 	int packed = batch == 1 || (stride_src == ld_src * cols && stride_dst == ld_dst * cols);
 
 	if (!drv->cuMemcpy2DAsync)
-		return 0;
+		return WHY_LAUNCH_FAILED;
 	if (!rows || !cols || !batch)
-		return 1;
+		return WHY_NONE;
 	memset(&cp, 0, sizeof cp);
 	cp.srcMemoryType = cp.dstMemoryType = ABI_MEMORYTYPE_DEVICE;
 	cp.srcPitch = (size_t)ld_src * esize;
@@ -124,7 +121,7 @@ int rewrite_copy_matrix(abi_stream stream, const void *src, int64_t ld_src, int6
 		cp.srcDevice = (uint64_t)(uintptr_t)src + (uint64_t)(b * stride_src) * esize;
 		cp.dstDevice = (uint64_t)(uintptr_t)dst + (uint64_t)(b * stride_dst) * esize;
 		if (drv->cuMemcpy2DAsync(&cp, stream) != ABI_CUDA_SUCCESS)
-			return 0;
+			return WHY_LAUNCH_FAILED;
 	}
-	return 1;
+	return WHY_NONE;
 }

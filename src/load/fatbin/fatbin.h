@@ -1,5 +1,5 @@
-/* fatbin.h: NVIDIA fat binaries, read the way the driver reads them (shared by
- * `bf16shim scan` and, later, the preload library).
+/* fatbin.h: NVIDIA fat binaries, read the way the driver reads them (shared by the preload
+ * library, `bf16shim scan` and `bf16shim lower`).
  *
  * A fatbin is what nvcc embeds in a host program (section .nv_fatbin): a container (magic
  * 0xBA55ED50) of entries, each SASS for one sm_XY (an ELF "cubin"), PTX for one

@@ -1,4 +1,4 @@
-/* Private to src/fatbin and its tools: little-endian reads and the error message. */
+/* Private to src/load/fatbin and its tools: little-endian reads and the error message. */
 #ifndef BF16SHIM_FATBIN_INTERNAL_H
 #define BF16SHIM_FATBIN_INTERNAL_H
 

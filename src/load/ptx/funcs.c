@@ -9,6 +9,7 @@
 
 #include "ptx/funcs.h"
 #include "ptx/lex.h"
+#include "ptx/lower.h"
 
 /* Advances past the brace-balanced group that opens at the cursor ('{' or '('). */
 static void skip_group(ptx_cursor *t, char open, char close)
@@ -97,7 +98,7 @@ static int add(struct ptx_funcs *fs, size_t *cap, const struct ptx_func *f)
 		size_t n = *cap ? *cap * 2 : 64;
 		struct ptx_func *p = realloc(fs->f, n * sizeof *p);
 		if (!p)
-			return -1;
+			return PTX_LOWER_ENOMEM;
 		fs->f = p;
 		*cap = n;
 	}
@@ -166,7 +167,7 @@ int ptxfuncs_parse(const char *text, size_t len, struct ptx_funcs *out)
 		f.end = t.pos;
 		in_stmt = 0;
 		if (add(out, &cap, &f))
-			return -1;
+			return PTX_LOWER_ENOMEM;
 	}
 	return 0;
 }
@@ -233,7 +234,7 @@ int ptxfuncs_close(const char *text, const struct ptx_funcs *fs, unsigned char *
 	struct names nm = {text, fs, NULL};
 	size_t *group = NULL, (*edge)[2] = NULL, nedges = 0, capedges = 0;
 	unsigned char *mark = NULL;
-	int changed = 1, rc = -1;
+	int changed = 1, rc = PTX_LOWER_ENOMEM;
 
 	if (!fs->n)
 		return 0;

@@ -22,7 +22,7 @@ struct ptx_funcs {
 	size_t n;
 };
 
-/* 0, or -1 when out of memory.  Free with ptxfuncs_free (also after a failure). */
+/* 0, or PTX_LOWER_ENOMEM (lower.h).  Free with ptxfuncs_free (also after a failure). */
 int ptxfuncs_parse(const char *text, size_t len, struct ptx_funcs *out);
 void ptxfuncs_free(struct ptx_funcs *fs);
 
@@ -31,7 +31,7 @@ long ptxfuncs_at_line(const struct ptx_funcs *fs, unsigned line);
 
 /* Marks (gone[i] = 1) every definition that refers to a marked function by name (calls it,
  * takes its address), and so on until nothing changes; declarations and definitions of one
- * name share its mark.  0, or -1 when out of memory. */
+ * name share its mark.  0, or PTX_LOWER_ENOMEM. */
 int ptxfuncs_close(const char *text, const struct ptx_funcs *fs, unsigned char *gone);
 
 /* A copy of text (NUL-terminated, *out_len bytes) without the marked functions, or NULL when

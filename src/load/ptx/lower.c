@@ -266,6 +266,7 @@ const char *ptx_lower_status_name(int status)
 	case PTX_LOWER_EINVAL: return "invalid argument";
 	case PTX_LOWER_ETOOBIG: return "input or output too large";
 	case PTX_LOWER_ENOMEM: return "out of memory";
+	case PTX_LOWER_EOUTSIDE: return "an instruction outside every function";
 	default: return "?";
 	}
 }

@@ -1,26 +1,31 @@
-/* lower.h: the PTX bf16 lowering pass (shared by `bf16shim lower` and the preload library).
+/* lower.h: the PTX lowering pass (shared by `bf16shim lower`, `bf16shim scan` and the
+ * preload library).
  *
- * ptx_lower() rewrites every bf16/bf16x2 instruction that needs a newer GPU than the
- * requested target (sm_80: cvt with f32, fma, min/max, neg/abs; sm_86: .xorsign.abs;
- * sm_90: add/sub/mul, setp/set, ex2/tanh, cvt with f16/f64/integers/bf16) into integer
- * and fp32 instructions that every GPU since sm_50 runs, with results bit-identical to the
- * instruction's definition (ties, subnormals, infinities and NaN included; NaN results are
- * the canonical 0x7fff / 0x7fffffff, bf16 -> f32 keeps NaN payloads like the shift that
- * cuda_bf16.hpp emits).  ex2.approx and tanh.approx are approximations by definition: they
- * become the f32 approximation rounded once to bf16.
+ * ptx_lower() rewrites every instruction that needs a newer GPU than the requested target
+ * into instructions the target has (doc/lowering.md, per instruction):
+ * - bf16 arithmetic and conversions (sm_80: cvt with f32, fma, min/max, neg/abs; sm_86:
+ *   .xorsign.abs; sm_90: add/sub/mul, setp/set, ex2/tanh, cvt with f16/f64/integers/bf16)
+ *   into integer and fp32 instructions that every GPU since sm_50 runs, with results
+ *   bit-identical to the instruction's definition (ties, subnormals, infinities and NaN
+ *   included; NaN results are the canonical 0x7fff / 0x7fffffff, bf16 -> f32 keeps NaN
+ *   payloads like the shift that cuda_bf16.hpp emits).  ex2.approx and tanh.approx are
+ *   approximations by definition: they become the f32 approximation rounded once to bf16.
+ * - the rest of Ampere's instruction set: mma.sync with bf16, tf32 and f16, bf16 wmma,
+ *   ldmatrix and movmatrix, cp.async with its groups, mbarrier, redux.sync, 16-bit atomics,
+ *   cache hints: data movement bit for bit, matrix products within the bound of fp32
+ *   accumulation.
  *
- * Each rewritten instruction becomes a `{ ... }` block with its own `.reg` temporaries, so
- * no function header changes.  A guarded instruction (@p / @!p) stays guarded: only the
- * writes to its destinations carry the guard.  `.target` is lowered to the requested
- * target when it is higher; `.version` never needs to change (the emitted instructions
- * exist since PTX ISA 2.x, and a lower target is valid under any version its original
- * target was).  Everything else is copied byte for byte; with nothing to lower and a
+ * A rewritten instruction becomes a `{ ... }` block with its own `.reg` temporaries, so no
+ * function header changes.  A guarded instruction (@p / @!p) stays guarded: only the writes
+ * to its destinations carry the guard.  `.target` is lowered to the requested target when
+ * it is higher.  Everything else is copied byte for byte; with nothing to lower and a
  * `.target` not above the request, the output equals the input.
  *
  * The input is untrusted: any bytes are accepted (NUL included), nothing is read past len,
  * there is no recursion, and the work is linear in the input.  Instructions that cannot be
- * lowered (bf16 mma, wgmma, atom/red .bf16, cp.async, ...) are kept as they are and
- * reported with their line; the output is still produced.
+ * lowered (wgmma and the rest of sm_90, cvt.rna.tf32.f32, ...: doc/lowering.md, "Not lowered
+ * yet") are kept as they are and reported with their line; the output is still produced,
+ * and lower_module.h leaves the kernels that hold them out of the module.
  */
 #ifndef BF16SHIM_PTX_LOWER_H
 #define BF16SHIM_PTX_LOWER_H
@@ -41,6 +46,8 @@ enum ptx_lower_status {
 	PTX_LOWER_EINVAL = -1,    /* bad arguments (target out of range, NULL pointers) */
 	PTX_LOWER_ETOOBIG = -2,   /* input or output over the limits above */
 	PTX_LOWER_ENOMEM = -3,
+	PTX_LOWER_EOUTSIDE = -4,  /* an instruction that cannot be lowered lies outside every
+				   * function: no kernel to leave out (lower_module.h) */
 };
 
 /* What a lowering did to one kind of instruction; see ptx_lower_kind_name(). */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PyTorch, unmodified, on a simulated pre-Ampere GPU, without and with bf16shim (issue 14).
+# PyTorch, unmodified, on a simulated pre-Ampere GPU, without and with bf16shim.
 # Usage: run_torch.sh PYTHON CUDA_MAJOR ARCH NATIVE_ARCH
 #   PYTHON       a Python with torch installed (tests/clients/install.sh)
 #   CUDA_MAJOR   12 or 13: the simulated stack the wheel was built for

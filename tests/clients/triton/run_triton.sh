@@ -2,7 +2,7 @@
 # Triton's bf16 kernels (RMSNorm, softmax, tl.dot matmul, explicit-rounding conversions),
 # compiled for Turing (sm_75) and Volta (sm_70) without a GPU: with Triton's own ptxas, then
 # under `bf16shim run` (the ptxas wrapper), and run lowered on the simulated GPU against
-# PyTorch on the CPU (issue 14).  Prints a table; fails, never skips, when anything does not
+# PyTorch on the CPU.  Prints a table; fails, never skips, when anything does not
 # work, a missing Python environment included.
 # Usage: run_triton.sh PYTHON BF16SHIM_CMD SIMDIR13
 #   PYTHON        a Python with torch and triton (tests/clients/install.sh)
