@@ -239,7 +239,22 @@ struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
 	if (cfg->mode == MODE_OFF || !arguments_valid(c))
 		return p;
 	if (bf16 && plan_fp32_supports(c)) {
-		add(&p, DECIDE_FP32, "the library refused a bf16 GEMM");
+		/* The rewrite the model ranked next to the pass (cuBLAS 11 refuses what
+		 * cuBLAS 12 runs on Maxwell and Pascal: doc/facts.md), then its fallbacks. */
+		switch (p.model.valid ? p.model.rejected : DECIDE_FP32) {
+		case DECIDE_DECODE:
+			add(&p, DECIDE_DECODE, "the library refused a bf16 GEMM");
+			if (both_bf16(c) && has_tensor_cores(d))
+				add(&p, DECIDE_FP16, "the decode kernel was unavailable");
+			add(&p, DECIDE_FP32, "the path before was unavailable");
+			break;
+		case DECIDE_FP16:
+			add(&p, DECIDE_FP16, "the library refused a bf16 GEMM");
+			add(&p, DECIDE_FP32, "the path before was unavailable");
+			break;
+		default:
+			add(&p, DECIDE_FP32, "the library refused a bf16 GEMM");
+		}
 		return p;
 	}
 	if (plan_is_tensor_op_algo(c->algo))
