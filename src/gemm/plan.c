@@ -1,5 +1,6 @@
-/* Policy.  What fails where comes from doc/facts.md: bf16 GEMMs are refused below sm_70,
- * run (slowly, without tensor cores) on sm_70/75, and are native from sm_80. */
+/* Policy.  What fails where comes from doc/facts.md: bf16 GEMMs below sm_70 are refused by
+ * cuBLAS 11 and run slowly by cuBLAS 12, run (slowly, without tensor cores) on sm_70/75, and
+ * are native from sm_80. */
 #include "plan.h"
 
 #include "abi.h"
@@ -161,8 +162,6 @@ static struct plan_step choose_by_model(const struct plan_call *c, const struct 
 		pm->rejected = path_decision[rejected];
 		pm->rejected_us = e[rejected].us;
 	}
-	if (chosen == COST_FP32 && d->sm < 70)
-		return decide(DECIDE_FP32, "bf16 GEMMs are not supported below sm_70");
 	return decide(path_decision[chosen], why[chosen]);
 }
 
