@@ -23,7 +23,7 @@ cost=$build/bench/cost
 export LD_LIBRARY_PATH=$(realpath "$build/tests/simcuda/v13"):$(realpath "$build/tests/simcuda/core")
 
 # The measured figures (doc/facts.md, "Measured rates of real cards"): torch.mm of square
-# matrices, 1024 to 10240, the best TFLOPS (zzc0721/torch-performance-test-data, database.md).
+# matrices, 1024 to 10240, the best TFLOPS (zzc0721/torch-performance-test-data, its table of results).
 # The card's public figures (ARCH,SMS,MHZ,GBPS as --card takes them, from NVIDIA's
 # specifications) show, beside the check, what the model makes of the card without its name.
 # preset|fp32|fp16|bf16|setting|public figures

@@ -24,7 +24,7 @@ int card_tc_half_rate(int sm, const char *name)
 }
 
 /* torch.mm of square matrices, 1024 to 10240, best TFLOPS (zzc0721/torch-performance-test-
- * data, database.md and the issues it collects; rows in doc/facts.md); the T4's fp32 and fp16
+ * data: its table of results and the issues it collects; rows in doc/facts.md); the T4's fp32 and fp16
  * are the mean of its two rows (Colab, Kaggle).  The T4's small-GEMM bandwidth: fp16
  * [1,896] x [896,4864] at 106.7 GiB/s (pytorch/pytorch#195716). */
 static const struct card_measured measured[] = {
