@@ -17,7 +17,9 @@
 #include "cost.h"
 #include "plan.h"
 
-static struct plan_device dev;
+/* Modeled as cuBLAS 12 runs bf16 GEMMs: the version users of Maxwell to Volta have (CUDA 13
+ * starts at sm_75; cuBLAS 11 refuses bf16 below sm_70: doc/facts.md). */
+static struct plan_device dev = {.cublas_major = 12};
 
 /* The planner's first step for g, as PyTorch calls it: bf16 A and B, A transposed. */
 static struct plan plan_of(const struct cost_gemm *g, double *us)

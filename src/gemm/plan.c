@@ -101,6 +101,11 @@ static int both_bf16(const struct plan_call *c)
 	return c->atype == ABI_R_16BF && c->btype == ABI_R_16BF;
 }
 
+int plan_library_runs_bf16(const struct plan_device *d)
+{
+	return d->sm >= 70 || d->cublas_major == 12;
+}
+
 static int has_tensor_cores(const struct plan_device *d)
 {
 	return d->sm >= 70 && d->tensor_cores;
@@ -145,7 +150,8 @@ static struct plan_step choose_by_model(const struct plan_call *c, const struct 
 	int ok[COST_PATHS], best = -1, chosen, rejected = -1;
 
 	for (int p = 0; p < COST_PATHS; p++) {
-		ok[p] = cost_estimate(&d->cost, &g, p, &e[p]);
+		ok[p] = cost_estimate(&d->cost, &g, p, &e[p]) &&
+			(p != COST_NATIVE || plan_library_runs_bf16(d));
 		if (p != COST_NATIVE && ok[p] && (best < 0 || e[p].us < e[best].us))
 			best = p;
 	}

@@ -135,16 +135,24 @@ static void hand_computed(void)
 	      "a model without the memory clock");
 }
 
-static struct plan plan_for(const struct cost_device *cd, int64_t m, int64_t n, int64_t k,
-			    int64_t batch, enum shim_path path)
+/* The plan with cuBLAS of this major version (12: it runs bf16 below sm_70). */
+static struct plan plan_with(const struct cost_device *cd, int64_t m, int64_t n, int64_t k,
+			     int64_t batch, enum shim_path path, int cublas_major)
 {
 	struct plan_call c = {.atype = ABI_R_16BF, .btype = ABI_R_16BF, .ctype = ABI_R_16BF,
 			      .compute = ABI_COMPUTE_32F, .algo = ABI_GEMM_DEFAULT_TENSOR_OP,
 			      .transa = ABI_OP_T, .transb = ABI_OP_N, .m = m, .n = n, .k = k,
 			      .batch = batch, .lda = k, .ldb = k, .ldc = m};
-	struct plan_device d = {cd->sm, cd->tensor_cores, *cd};
+	struct plan_device d = {cd->sm, cd->tensor_cores, *cd, cublas_major};
 	struct shim_config cfg = {.mode = MODE_AUTO, .path = path};
 	return plan_gemm(&c, &d, &cfg);
+}
+
+/* The crossovers are cuBLAS 12's: the version Maxwell, Pascal and Volta users run. */
+static struct plan plan_for(const struct cost_device *cd, int64_t m, int64_t n, int64_t k,
+			    int64_t batch, enum shim_path path)
+{
+	return plan_with(cd, m, n, k, batch, path, 12);
 }
 
 /* Each crossover bench/cost.sh finds, from both sides: [device, m n k batch just below,
@@ -215,6 +223,19 @@ static void crossovers(void)
 	p = plan_for(&named_1080, 1, 4096, 4096, 1, PATH_AUTO);
 	CHECK(p.step[0].decision == DECIDE_PASS && p.n == 3 && p.step[1].decision == DECIDE_DECODE &&
 	      p.step[2].decision == DECIDE_FP32, "a decode-shaped pass on sm_61: %d steps", p.n);
+	/* Below sm_70 only cuBLAS 12 runs bf16 GEMMs: with cuBLAS 11 or 13, or a version
+	 * unknown, the first step is the rewrite, where cuBLAS 12 would pass. */
+	for (int major = 0; major <= 13; major += major ? 1 : 11) {
+		struct plan q = plan_with(&named_1080, 16, 4096, 4096, 1, PATH_AUTO, major);
+		struct plan r = plan_with(&named_p40, 512, 512, 512, 1, PATH_AUTO, major);
+		CHECK_EQ_INT(q.step[0].decision, major == 12 ? DECIDE_PASS : DECIDE_DECODE,
+			     "GTX 1080 16x4096x4096, cuBLAS %d (%s)", major, q.step[0].reason);
+		CHECK_EQ_INT(r.step[0].decision, major == 12 ? DECIDE_PASS : DECIDE_FP32,
+			     "P40 512^3, cuBLAS %d (%s)", major, r.step[0].reason);
+	}
+	/* From sm_70 on the version does not matter. */
+	CHECK_EQ_INT(plan_with(&named_t4, 128, 128, 128, 1, PATH_AUTO, 0).step[0].decision,
+		     DECIDE_PASS, "T4 128^3 with cuBLAS unknown");
 	/* Without the driver's figures the architecture decides, as before. */
 	struct cost_device unknown = t4;
 	unknown.sm_count = 0;
