@@ -94,9 +94,11 @@ static const char *cu_error(void *drv, abi_result r, char *buf, size_t cap)
 /* The cost model's figures for the typical GEMMs (cost.h): natively and as bf16shim would
  * plan them here (its settings included), as device.N.model.I=LABEL|NATIVE_US|SHIM_US|PATH
  * (NATIVE_US "-" where the GPU cannot run bf16 GEMMs itself). */
+static int cublas_major;           /* of the cuBLAS found, 0 if none: what the plans assume */
+
 static void print_model(int i, const struct cost_device *cd)
 {
-	struct plan_device pd = {cd->sm, cd->tensor_cores, *cd};
+	struct plan_device pd = {cd->sm, cd->tensor_cores, *cd, cublas_major};
 
 	printf("device.%d.model=%d\n", i, cost_device_known(cd));
 	for (int t = 0; cost_device_known(cd) && t < cost_ntypical; t++) {
@@ -199,6 +201,11 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < LIB_COUNT; i++)
 		h[i] = load(&libraries[i]);
+	if (h[LIB_CUBLAS]) {
+		blas_property_fn f = (blas_property_fn)dlsym(h[LIB_CUBLAS], "cublasGetProperty");
+		if (!f || f(ABI_PROPERTY_MAJOR_VERSION, &cublas_major) != 0)
+			cublas_major = 0;
+	}
 	if (h[LIB_DRIVER])
 		probe_devices(h[LIB_DRIVER]);
 	else

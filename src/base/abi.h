@@ -56,6 +56,7 @@ enum {
 
 /* cublasOperation_t, cublasPointerMode_t */
 enum { ABI_OP_N = 0, ABI_OP_T = 1, ABI_OP_C = 2 };
+enum { ABI_PROPERTY_MAJOR_VERSION = 0 };                     /* libraryPropertyType */
 enum { ABI_POINTER_MODE_HOST = 0, ABI_POINTER_MODE_DEVICE = 1 };
 
 /* The attributes the shim reads and sets, with the type cublasLt.h gives each value. */

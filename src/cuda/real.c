@@ -302,6 +302,21 @@ const char *real_cublas_origin(void)
 	return cublas.origin;
 }
 
+int real_cublas_major(void)
+{
+	static int major = -1;
+	int v = 0, m = __atomic_load_n(&major, __ATOMIC_RELAXED);
+
+	if (m >= 0)
+		return m;
+	if (!real_cublas_find() || !real_cublas.cublasGetProperty ||
+	    real_cublas.cublasGetProperty(ABI_PROPERTY_MAJOR_VERSION, &v) != ABI_STATUS_SUCCESS ||
+	    v < 0)
+		v = 0;
+	__atomic_store_n(&major, v, __ATOMIC_RELAXED); /* racing threads store the same value */
+	return v;
+}
+
 const char *real_cublaslt_origin(void)
 {
 	return cublaslt.origin;

@@ -14,6 +14,7 @@
 /* ---- cuBLAS: the intercepted GEMMs (entry_points.h), and the helpers we call ---- */
 #define REAL_CUBLAS_HELPERS(X)                                                             \
 	X(cublasDestroy_v2, (abi_handle))                                                  \
+	X(cublasGetProperty, (int type, int *value))                                       \
 	X(cublasGetStream_v2, (abi_handle, abi_stream *))                                  \
 	X(cublasGetPointerMode_v2, (abi_handle, int *))
 
@@ -31,6 +32,8 @@ extern struct real_cublas real_cublas;
  * fails with NOT_INITIALIZED, and the log says why). */
 int real_cublas_find(void);
 const char *real_cublas_origin(void);
+/* The real cuBLAS's major version (cublasGetProperty), or 0 when it cannot tell. */
+int real_cublas_major(void);
 
 /* ---- cuBLASLt: the intercepted two, and what the shim reads and builds descriptors with.
  * Found on its own (a program may use cuBLASLt without cuBLAS), BF16SHIM_CUBLASLT first. */

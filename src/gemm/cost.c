@@ -16,9 +16,7 @@
  * at 1530 MHz on 80 SMs; NVIDIA Turing GPU Architecture whitepaper: the same 8 an SM, 65
  * TFLOPS fp16 on a T4, and on GeForce RTX 20xx fp16 with fp32 accumulation at half the rate of
  * fp16 accumulation: 53.8 against 107.6 TFLOPS on an RTX 2080 Ti).  Ampere's: 4 an SM of 256
- * (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 312 TFLOPS at 1410 MHz on 108 SMs).
- * bf16 where GEMMs run it without bf16 tensor cores (sm_70, sm_75): measured below half the
- * speed of fp32 on a T4 (doc/facts.md, "The user's problem"): modeled at half. */
+ * (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 312 TFLOPS at 1410 MHz on 108 SMs). */
 static int fp32_per_clock(int sm)
 {
 	if (sm == 60 || (sm >= 70 && sm <= 80))
@@ -31,13 +29,52 @@ static int tensor_per_clock(int sm)
 	return sm >= 80 ? 1024 : sm >= 70 ? 512 : 0;
 }
 
-/* The parts' own facts (tensor cores, GeForce Turing's half-rate fp32 accumulation) come
- * from cards.h. */
+/* What cuBLAS sustains of the boost-clock peak on a part without measurements: the median
+ * of the pre-Ampere parts measured (doc/facts.md, "Throughputs for the cost model"). */
+#define SUSTAINED_CUDA_CORES 0.84
+#define SUSTAINED_TENSOR_CORES 0.68
+
+/* GEMMs cuBLAS runs without tensor cores that suit them, as fractions of its fp32 rate on the
+ * same part, per architecture (the newest row not newer than the device): bf16 (converted to
+ * fp32 in the kernel: magma_sgemmEx_kernel on every architecture below sm_80) and fp16 with
+ * fp32 accumulation where there are no tensor cores.  Medians of PyTorch's measured square
+ * products (doc/facts.md, "Throughputs for the cost model"); sm_75's fp16 row is the GTX
+ * 16xx (no tensor cores), whose fp16 GEMMs crawl. */
+static const struct {
+	int sm;
+	double bf16, fp16;
+} simt_fraction[] = {
+	{50, 0.54, 0.80},  /* Tesla M40 */
+	{60, 0.67, 0.97},  /* Tesla P100 */
+	{61, 0.56, 0.97},  /* Tesla P40, P4, P104-100 */
+	{70, 0.73, 0.97},  /* Tesla V100, V100S (fp16: tensor cores) */
+	{75, 0.55, 0.15},  /* Tesla T4, T10, RTX 2080, TU104; fp16: GTX 1650, 1660 Ti */
+};
+
+static int fraction_row(int sm)
+{
+	int row = -1;
+	for (int i = 0; i < (int)(sizeof simt_fraction / sizeof simt_fraction[0]); i++)
+		if (simt_fraction[i].sm <= sm)
+			row = i;
+	return row;
+}
+
+/* The parts' own facts (tensor cores, GeForce Turing's half-rate fp32 accumulation, measured
+ * rates) come from cards.h. */
 struct cost_device cost_device_from(int sm, const char *name, int sm_count, int clock_khz,
 				    int mem_clock_khz, int bus_bits)
 {
-	return (struct cost_device){sm, card_tensor_cores(sm, name), card_tc_half_rate(sm, name),
-				    sm_count, clock_khz, mem_clock_khz, bus_bits};
+	const struct card_measured *m = card_measured(name);
+	struct cost_device d = {sm, card_tensor_cores(sm, name), card_tc_half_rate(sm, name),
+				sm_count, clock_khz, mem_clock_khz, bus_bits, 0, 0, 0};
+
+	if (m) {
+		d.fp32_tflops = m->fp32_tflops;
+		d.fp16_tflops = m->fp16_tflops;
+		d.gemm_gbps = m->gemm_gbps;
+	}
+	return d;
 }
 
 int cost_device_known(const struct cost_device *d)
@@ -47,33 +84,51 @@ int cost_device_known(const struct cost_device *d)
 
 double cost_bandwidth(const struct cost_device *d)
 {
+	if (d->gemm_gbps > 0)
+		return d->gemm_gbps * 1e9;
 	return 2.0 * d->mem_clock_khz * 1e3 * d->bus_bits / 8;
 }
 
-static double per_second(const struct cost_device *d, int per_clock)
+static double peak(const struct cost_device *d, int per_clock)
 {
 	return (double)per_clock * d->sm_count * d->clock_khz * 1e3;
 }
 
 double cost_fp32_rate(const struct cost_device *d)
 {
-	return per_second(d, fp32_per_clock(d->sm));
+	if (d->fp32_tflops > 0)
+		return d->fp32_tflops * 1e12 / 2;
+	return peak(d, fp32_per_clock(d->sm)) * SUSTAINED_CUDA_CORES;
 }
 
 double cost_tensor_rate(const struct cost_device *d)
 {
-	if (!d->tensor_cores)
+	if (!d->tensor_cores || !tensor_per_clock(d->sm))
 		return 0;
-	return per_second(d, tensor_per_clock(d->sm)) / (d->tc_half_rate ? 2 : 1);
+	if (d->fp16_tflops > 0)
+		return d->fp16_tflops * 1e12 / 2;
+	return peak(d, tensor_per_clock(d->sm)) / (d->tc_half_rate ? 2 : 1) *
+	       SUSTAINED_TENSOR_CORES;
+}
+
+double cost_fp16_rate(const struct cost_device *d)
+{
+	int row = fraction_row(d->sm);
+
+	if (cost_tensor_rate(d))
+		return cost_tensor_rate(d);
+	if (d->fp16_tflops > 0)
+		return d->fp16_tflops * 1e12 / 2;
+	return row < 0 ? 0 : cost_fp32_rate(d) * simt_fraction[row].fp16;
 }
 
 double cost_bf16_rate(const struct cost_device *d)
 {
-	if (d->sm < 70)
-		return 0; /* cuBLAS refuses bf16 GEMMs there (doc/facts.md) */
+	int row = fraction_row(d->sm);
+
 	if (d->sm >= 80)
-		return per_second(d, tensor_per_clock(d->sm));
-	return cost_fp32_rate(d) / 2;
+		return cost_tensor_rate(d);
+	return row < 0 ? 0 : cost_fp32_rate(d) * simt_fraction[row].bf16;
 }
 
 /* One launch: its bytes over the bandwidth and its multiply-adds over the rate, each slowed
@@ -115,6 +170,16 @@ static double gemm_tiles(const struct cost_device *d, const struct cost_gemm *g)
 	return tiles;
 }
 
+void cost_library_gemm(const struct cost_device *d, const struct cost_gemm *g, int ab_bytes,
+		       double rate, struct cost_estimate *e)
+{
+	double b = (double)g->batch, mk = b * (double)g->m * (double)g->k;
+	double kn = b * (double)g->k * (double)g->n, mn = b * (double)g->m * (double)g->n;
+
+	launch(d, e, ab_bytes * (mk + kn) + g->c_bytes * mn, mn * (double)g->k, rate,
+	       gemm_tiles(d, g));
+}
+
 uint64_t cost_decode_block(uint64_t cols)
 {
 	return 32 * (cols > 1 ? (cols + 1) / 2 : 1);
@@ -146,7 +211,7 @@ int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum c
 	case COST_NATIVE:
 		if (!cost_bf16_rate(d))
 			return 0;
-		launch(d, e, 2 * mk + 2 * kn + cs * mn, fma, cost_bf16_rate(d), gemm_tiles(d, g));
+		cost_library_gemm(d, g, 2, cost_bf16_rate(d), e);
 		return 1;
 	case COST_FP32: {
 		/* Casts of A and B to fp32; the fp32 GEMM; the epilogue, unless the GEMM writes an

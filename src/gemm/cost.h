@@ -21,6 +21,10 @@ struct cost_device {
 	int tc_half_rate;            /* fp16 with fp32 accumulation at half rate (GeForce Turing) */
 	int sm_count, clock_khz;     /* as the driver reports them; 0 if it cannot */
 	int mem_clock_khz, bus_bits;
+	/* What public measurements of the part give, by its name (cards.h): sustained GEMM
+	 * rates (TFLOPS) and small-GEMM bandwidth (GB/s); 0 where there are none, and the
+	 * model derives them from the clocks. */
+	double fp32_tflops, fp16_tflops, gemm_gbps;
 };
 
 struct cost_gemm {
@@ -44,17 +48,32 @@ struct cost_device cost_device_from(int sm, const char *name, int sm_count, int 
 
 /* Does the device report what the model needs? */
 int cost_device_known(const struct cost_device *d);
-/* Theoretical memory bandwidth, bytes a second: twice the memory clock (double data rate)
- * times the bus width in bytes (CUDA C++ Best Practices Guide, "Theoretical Bandwidth
+/* The memory bandwidth the model charges, bytes a second: the part's measured small-GEMM
+ * bandwidth where known, else the theoretical one: twice the memory clock (double data
+ * rate) times the bus width in bytes (CUDA C++ Best Practices Guide, "Theoretical Bandwidth
  * Calculation"). */
 double cost_bandwidth(const struct cost_device *d);
-/* Multiply-adds a second: fp32 on the CUDA cores, fp16 with fp32 accumulation on the tensor
- * cores (0 without), bf16 as GEMMs run it natively (0 where they cannot). */
+/* Sustained multiply-adds a second, one function per unit (the part's measured rates where
+ * known, else the boost-clock peak derated: doc/facts.md, "Throughputs for the cost
+ * model"): fp32 on the CUDA cores; fp16 with fp32 accumulation on the tensor cores (0
+ * without); an fp16 GEMM as cuBLAS runs it for PyTorch (the tensor cores, else the CUDA
+ * cores at the architecture's measured fraction of fp32); bf16 as cuBLAS runs it natively
+ * (its measured fraction of fp32 below sm_80; 0 below sm_50, where cuBLAS runs no GEMM
+ * of these types). */
 double cost_fp32_rate(const struct cost_device *d);
 double cost_tensor_rate(const struct cost_device *d);
+double cost_fp16_rate(const struct cost_device *d);
 double cost_bf16_rate(const struct cost_device *d);
-/* Modeled cost of g on path p: 1, or 0 where p cannot run g on d (native bf16 below sm_70,
- * the fp16 path without tensor cores, the decode path for m and n above 16). */
+/* A GEMM the library runs itself in one launch, added to e: A and B of ab_bytes an element,
+ * C of g->c_bytes, at rate multiply-adds a second (one of the rates above).  COST_NATIVE is
+ * this with bf16 operands; bench/cost shows fp32 and fp16 GEMMs with it. */
+void cost_library_gemm(const struct cost_device *d, const struct cost_gemm *g, int ab_bytes,
+		       double rate, struct cost_estimate *e);
+/* Modeled cost of g on path p: 1, or 0 where p cannot run g on d (native bf16 below sm_50,
+ * the fp16 path without tensor cores, the decode path for m and n above 16).  Native bf16
+ * is modeled on Maxwell and Pascal too: cuBLAS 12 runs it there, slowly; where a library
+ * refuses it the plan's next step follows (doc/facts.md, "bf16 GEMMs on Maxwell and
+ * Pascal"). */
 int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum cost_path p,
 		  struct cost_estimate *e);
 const char *cost_path_name(enum cost_path p);

@@ -1,5 +1,6 @@
-/* Policy.  What fails where comes from doc/facts.md: bf16 GEMMs are refused below sm_70,
- * run (slowly, without tensor cores) on sm_70/75, and are native from sm_80. */
+/* Policy.  What fails where comes from doc/facts.md: bf16 GEMMs below sm_70 are refused by
+ * cuBLAS 11 and run slowly by cuBLAS 12, run (slowly, without tensor cores) on sm_70/75, and
+ * are native from sm_80. */
 #include "plan.h"
 
 #include "abi.h"
@@ -100,6 +101,11 @@ static int both_bf16(const struct plan_call *c)
 	return c->atype == ABI_R_16BF && c->btype == ABI_R_16BF;
 }
 
+int plan_library_runs_bf16(const struct plan_device *d)
+{
+	return d->sm >= 70 || d->cublas_major == 12;
+}
+
 static int has_tensor_cores(const struct plan_device *d)
 {
 	return d->sm >= 70 && d->tensor_cores;
@@ -144,7 +150,8 @@ static struct plan_step choose_by_model(const struct plan_call *c, const struct 
 	int ok[COST_PATHS], best = -1, chosen, rejected = -1;
 
 	for (int p = 0; p < COST_PATHS; p++) {
-		ok[p] = cost_estimate(&d->cost, &g, p, &e[p]);
+		ok[p] = cost_estimate(&d->cost, &g, p, &e[p]) &&
+			(p != COST_NATIVE || plan_library_runs_bf16(d));
 		if (p != COST_NATIVE && ok[p] && (best < 0 || e[p].us < e[best].us))
 			best = p;
 	}
@@ -161,8 +168,6 @@ static struct plan_step choose_by_model(const struct plan_call *c, const struct 
 		pm->rejected = path_decision[rejected];
 		pm->rejected_us = e[rejected].us;
 	}
-	if (chosen == COST_FP32 && d->sm < 70)
-		return decide(DECIDE_FP32, "bf16 GEMMs are not supported below sm_70");
 	return decide(path_decision[chosen], why[chosen]);
 }
 
@@ -239,7 +244,22 @@ struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
 	if (cfg->mode == MODE_OFF || !arguments_valid(c))
 		return p;
 	if (bf16 && plan_fp32_supports(c)) {
-		add(&p, DECIDE_FP32, "the library refused a bf16 GEMM");
+		/* The rewrite the model ranked next to the pass (cuBLAS 11 refuses what
+		 * cuBLAS 12 runs on Maxwell and Pascal: doc/facts.md), then its fallbacks. */
+		switch (p.model.valid ? p.model.rejected : DECIDE_FP32) {
+		case DECIDE_DECODE:
+			add(&p, DECIDE_DECODE, "the library refused a bf16 GEMM");
+			if (both_bf16(c) && has_tensor_cores(d))
+				add(&p, DECIDE_FP16, "the decode kernel was unavailable");
+			add(&p, DECIDE_FP32, "the path before was unavailable");
+			break;
+		case DECIDE_FP16:
+			add(&p, DECIDE_FP16, "the library refused a bf16 GEMM");
+			add(&p, DECIDE_FP32, "the path before was unavailable");
+			break;
+		default:
+			add(&p, DECIDE_FP32, "the library refused a bf16 GEMM");
+		}
 		return p;
 	}
 	if (plan_is_tensor_op_algo(c->algo))

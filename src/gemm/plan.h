@@ -45,6 +45,9 @@ struct plan_device {
 	/* What the cost model needs; where the driver could not tell (cost_device_known()
 	 * false) the policy decides by the architecture alone. */
 	struct cost_device cost;
+	/* The real cuBLAS's major version, 0 when unknown: below sm_70, whether it runs bf16
+	 * GEMMs at all (plan_library_runs_bf16). */
+	int cublas_major;
 };
 
 /* A rewrite must model at most this fraction of the native GEMM's time to be taken on a GPU
@@ -92,6 +95,11 @@ int plan_all_native(const struct shim_config *cfg, int min_sm);
  * with fp32 compute)?  Every other decision is a rewrite. */
 int plan_is_forward(enum decision d);
 int plan_is_tensor_op_algo(int algo);
+/* Does the library run bf16 GEMMs on this device, rather than refuse them?  From sm_70 on,
+ * yes; below, cuBLAS 12 runs them and cuBLAS 11 (from 11.3) refuses them (doc/facts.md,
+ * "bf16 GEMMs on Maxwell and Pascal"); an unknown version counts as refusing, so that the
+ * first step is a rewrite that works either way. */
+int plan_library_runs_bf16(const struct plan_device *d);
 /* Can the fp32 path compute this call (types and compute type)? */
 int plan_fp32_supports(const struct plan_call *c);
 

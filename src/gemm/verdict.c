@@ -34,10 +34,20 @@ int verdict_step(const struct plan_call *c, int sm, const struct plan *p)
 	for (int i = 0; i < n; i++) {
 		const struct verdict *v = &verdicts[i];
 		/* Shapes do not decide support, but they can shorten a plan (invalid
-		 * arguments get no retries): a step that is not there is not taken. */
-		if (same(v, c, sm))
-			return v->step < p->n && p->step[v->step].decision == v->decision ? v->step
-											     : 0;
+		 * arguments get no retries): a step that is not there is not taken.  Shapes
+		 * do decide which rewrite a plan ranks first: where the library refused the
+		 * call as it came and a rewrite worked, this plan starts at its first
+		 * rewrite. */
+		if (!same(v, c, sm))
+			continue;
+		if (v->step < p->n && p->step[v->step].decision == v->decision)
+			return v->step;
+		if (plan_is_forward(v->decision))
+			return 0;
+		for (int s = 0; s < p->n; s++)
+			if (!plan_is_forward(p->step[s].decision))
+				return s;
+		return 0;
 	}
 	return 0;
 }

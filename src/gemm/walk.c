@@ -15,6 +15,7 @@
 #include "gemm.h"
 #include "log.h"
 #include "plan.h"
+#include "real.h"
 #include "rewrite/rewrite.h"
 #include "trace.h"
 #include "verdict.h"
@@ -159,7 +160,8 @@ struct plan_device plan_device_of(const struct device_facts *f)
 
 	return (struct plan_device){f->sm, f->tensor_cores,
 				    cost_device_from(f->sm, name, f->sm_count, f->clock_khz,
-						     f->mem_clock_khz, f->bus_bits)};
+						     f->mem_clock_khz, f->bus_bits),
+				    real_cublas_major()};
 }
 
 /* The walk along p from step i.  refused: the status of a forward the library refused (the

@@ -10,50 +10,50 @@
 
 #include "core_internal.h"
 
-/* Default name and SM count per architecture, from NVIDIA's product pages. */
-static const struct arch_info {
+/* The presets: one row per part, its figures from NVIDIA's specifications of the card (SMs
+ * from the CUDA cores, boost clock, memory clock in kHz as cuDeviceGetAttribute reports it:
+ * half the data rate for GDDR, memory bus in bits, L2 in bytes; doc/facts.md lists them).
+ * The row marked default is the part an architecture gets when SIMCUDA_ARCH names none (0
+ * figures: the driver's per-architecture ones).  A named device takes the figures of the
+ * first row whose key is part of its name (V100S before V100); rows without a key are
+ * defaults only. */
+static const struct preset {
 	int sm;
-	int sm_count;
-	int tensor_cores;
-	const char *name;
-} arch_table[] = {
-	{50, 5, 0, "NVIDIA GeForce GTX 750 Ti"},
-	{52, 24, 0, "Tesla M40"},
-	{60, 56, 0, "Tesla P100-PCIE-16GB"},
-	{61, 20, 0, "NVIDIA GeForce GTX 1080"},
-	{70, 80, 1, "Tesla V100-SXM2-16GB"},
-	{72, 8, 1, "Xavier"},
-	{75, 40, 1, "Tesla T4"},
-	{80, 108, 1, "NVIDIA A100-SXM4-40GB"},
-	{86, 82, 1, "NVIDIA GeForce RTX 3090"},
-	{89, 58, 1, "NVIDIA L4"},
-	{90, 132, 1, "NVIDIA H100 80GB HBM3"},
-	{100, 148, 1, "NVIDIA B200"},
-	{120, 170, 1, "NVIDIA GeForce RTX 5090"},
-};
-
-/* Parts whose figures differ from their architecture's typical one: SMs, boost clock and
- * memory clock (kHz, as cuDeviceGetAttribute reports them: half the data rate for GDDR),
- * memory bus (bits), L2 (bytes).  From NVIDIA's specifications of each card (CUDA cores /
- * cores per SM, boost clock, memory speed and interface); the default parts of arch_table
- * are listed too, so that naming one gives the same figures as its architecture alone. */
-static const struct part {
-	const char *name;            /* matched as a substring of the device's name */
-	int sm_count, clock_khz, mem_clock_khz, bus_bits, l2_bytes;
-} parts[] = {
-	/* GeForce RTX 2080 Ti: 4352 cores (68 SMs), 1545 MHz boost, 14 Gbps GDDR6, 352-bit */
-	{"RTX 2080 Ti", 68, 1545000, 7000000, 352, 5632 << 10},
-	/* GeForce GTX 1660: 1408 cores (22 SMs), 1785 MHz boost, 8 Gbps GDDR5, 192-bit */
-	{"GTX 1660", 22, 1785000, 4001000, 192, 1536 << 10},
-	/* Tesla T4: 2560 cores (40 SMs), 1590 MHz boost, 10 Gbps GDDR6 (320 GB/s), 256-bit */
-	{"Tesla T4", 40, 1590000, 5001000, 256, 4 << 20},
-	/* Tesla V100 SXM2: 5120 cores (80 SMs), 1530 MHz boost, HBM2 877 MHz, 4096-bit */
-	{"V100", 80, 1530000, 877000, 4096, 6 << 20},
+	int arch_default;
+	const char *name;            /* as the driver reports it */
+	const char *key;             /* matched as a substring of a device's name */
+	int sm_count, tensor_cores;
+	int clock_khz, mem_clock_khz, bus_bits, l2_bytes;
+} presets[] = {
+	{50, 1, "NVIDIA GeForce GTX 750 Ti", NULL, 5, 0, 0, 0, 0, 0},
+	/* Tesla M40: 3072 cores (24 SMs), 1114 MHz boost, 6 Gbps GDDR5 (288 GB/s), 384-bit */
+	{52, 1, "Tesla M40", "M40", 24, 0, 1114000, 3004000, 384, 3 << 20},
 	/* Tesla P100 PCIe: 3584 cores (56 SMs), 1329 MHz boost, HBM2 715 MHz, 4096-bit */
-	{"P100", 56, 1328500, 715000, 4096, 4 << 20},
+	{60, 1, "Tesla P100-PCIE-16GB", "P100", 56, 0, 1328500, 715000, 4096, 4 << 20},
 	/* GeForce GTX 1080: 2560 cores (20 SMs), 1733 MHz boost, 10 Gbps GDDR5X, 256-bit */
-	{"GTX 1080", 20, 1733500, 5005000, 256, 2 << 20},
+	{61, 1, "NVIDIA GeForce GTX 1080", "GTX 1080", 20, 0, 1733500, 5005000, 256, 2 << 20},
+	/* Tesla P40: 3840 cores (30 SMs), 1531 MHz boost, 7.2 Gbps GDDR5 (346 GB/s), 384-bit */
+	{61, 0, "Tesla P40", "P40", 30, 0, 1531000, 3615000, 384, 3 << 20},
+	/* Tesla V100S PCIe: 5120 cores (80 SMs), 1597 MHz boost, HBM2 1106 MHz (1134 GB/s) */
+	{70, 0, "Tesla V100S-PCIE-32GB", "V100S", 80, 1, 1597000, 1106000, 4096, 6 << 20},
+	/* Tesla V100 SXM2: 5120 cores (80 SMs), 1530 MHz boost, HBM2 877 MHz, 4096-bit */
+	{70, 1, "Tesla V100-SXM2-16GB", "V100", 80, 1, 1530000, 877000, 4096, 6 << 20},
+	{72, 1, "Xavier", NULL, 8, 1, 0, 0, 0, 0},
+	/* Tesla T4: 2560 cores (40 SMs), 1590 MHz boost, 10 Gbps GDDR6 (320 GB/s), 256-bit */
+	{75, 1, "Tesla T4", "Tesla T4", 40, 1, 1590000, 5001000, 256, 4 << 20},
+	/* GeForce RTX 2080 Ti: 4352 cores (68 SMs), 1545 MHz boost, 14 Gbps GDDR6, 352-bit */
+	{75, 0, "NVIDIA GeForce RTX 2080 Ti", "RTX 2080 Ti", 68, 1, 1545000, 7000000, 352,
+	 5632 << 10},
+	/* GeForce GTX 1660: 1408 cores (22 SMs), 1785 MHz boost, 8 Gbps GDDR5, 192-bit */
+	{75, 0, "NVIDIA GeForce GTX 1660", "GTX 1660", 22, 0, 1785000, 4001000, 192, 1536 << 10},
+	{80, 1, "NVIDIA A100-SXM4-40GB", NULL, 108, 1, 0, 0, 0, 0},
+	{86, 1, "NVIDIA GeForce RTX 3090", NULL, 82, 1, 0, 0, 0, 0},
+	{89, 1, "NVIDIA L4", NULL, 58, 1, 0, 0, 0, 0},
+	{90, 1, "NVIDIA H100 80GB HBM3", NULL, 132, 1, 0, 0, 0, 0},
+	{100, 1, "NVIDIA B200", NULL, 148, 1, 0, 0, 0, 0},
+	{120, 1, "NVIDIA GeForce RTX 5090", NULL, 170, 1, 0, 0, 0, 0},
 };
+#define NPRESETS (sizeof presets / sizeof presets[0])
 
 static sim_device devices[CORE_MAX_DEVICES];
 static int ndevices;
@@ -84,7 +84,7 @@ static int name_has_tensor_cores(const char *name, int arch_default)
 static void add_device(const char *spec, size_t len, size_t mem_bytes)
 {
 	char buf[128];
-	const struct arch_info *ai = NULL;
+	const struct preset *ai = NULL, *part = NULL;
 	sim_device *d;
 	char *slash;
 	int sm;
@@ -100,9 +100,9 @@ static void add_device(const char *spec, size_t len, size_t mem_bytes)
 		fprintf(stderr, "simcuda: SIMCUDA_ARCH: ignoring '%s'\n", buf);
 		return;
 	}
-	for (size_t i = 0; i < sizeof arch_table / sizeof arch_table[0]; i++)
-		if (arch_table[i].sm <= sm)
-			ai = &arch_table[i];
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (presets[i].arch_default && presets[i].sm <= sm)
+			ai = &presets[i];
 	d = &devices[ndevices];
 	d->ordinal = ndevices++;
 	d->sm = sm;
@@ -112,15 +112,16 @@ static void add_device(const char *spec, size_t len, size_t mem_bytes)
 	d->mem_bytes = mem_bytes;
 	snprintf(d->name, sizeof d->name, "%s", slash && *slash ? slash : ai ? ai->name : "GPU");
 	d->tensor_cores = name_has_tensor_cores(d->name, ai ? ai->tensor_cores && sm >= 70 : 0);
-	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-		if (strstr(d->name, parts[i].name)) {
-			d->sm_count = parts[i].sm_count;
-			d->clock_khz = parts[i].clock_khz;
-			d->mem_clock_khz = parts[i].mem_clock_khz;
-			d->bus_bits = parts[i].bus_bits;
-			d->l2_bytes = parts[i].l2_bytes;
-			break;
-		}
+	for (size_t i = 0; i < NPRESETS && !part; i++)
+		if (presets[i].key && strstr(d->name, presets[i].key))
+			part = &presets[i];
+	if (part && part->clock_khz) {
+		d->sm_count = part->sm_count;
+		d->clock_khz = part->clock_khz;
+		d->mem_clock_khz = part->mem_clock_khz;
+		d->bus_bits = part->bus_bits;
+		d->l2_bytes = part->l2_bytes;
+	}
 }
 
 static void devices_init(void)

@@ -284,7 +284,7 @@ static void fp8_matmul(void)
 	cublasLtMatmulDescDestroy(d);
 }
 
-static void arch(int sm)
+static void arch(int sm, int refusing)
 {
 	const cublasStatus_t ok = CUBLAS_STATUS_SUCCESS, unsup = CUBLAS_STATUS_NOT_SUPPORTED;
 	const args base = { H, N, N, 4, 3, 2, 4, 2, 4, 0, 0, 0, CUBLAS_COMPUTE_32F,
@@ -293,14 +293,17 @@ static void arch(int sm)
 	int count;
 
 	CHECK_INT(sim_device_get(0)->sm, sm);
-	/* bf16: NOT_SUPPORTED on Maxwell/Pascal, runs from Volta (doc/facts.md). */
+	/* bf16: runs from Volta; on Maxwell/Pascal NOT_SUPPORTED where the stack refuses it
+	 * (cuBLAS 11.5), runs where it does not (cuBLAS 12; doc/facts.md, "bf16 GEMMs on
+	 * Maxwell and Pascal"). */
+	int bf16_runs = sm >= 70 || !refusing;
 	a.at = a.bt = a.ct = CUDA_R_16BF;
-	CHECK_STATUS(gemm_ex(a), sm >= 70 ? ok : unsup);
+	CHECK_STATUS(gemm_ex(a), bf16_runs ? ok : unsup);
 	a.compute = CUDA_R_32F; /* PyTorch's legacy spelling */
 	a.ct = CUDA_R_32F;
-	CHECK_STATUS(gemm_ex(a), sm >= 70 ? ok : unsup);
-	CHECK_STATUS(lt_heuristic(CUDA_R_16BF, CUDA_R_16BF, 0, &count), sm >= 70 ? ok : unsup);
-	CHECK(sm >= 70 ? count > 0 : count == 0);
+	CHECK_STATUS(gemm_ex(a), bf16_runs ? ok : unsup);
+	CHECK_STATUS(lt_heuristic(CUDA_R_16BF, CUDA_R_16BF, 0, &count), bf16_runs ? ok : unsup);
+	CHECK(bf16_runs ? count > 0 : count == 0);
 	/* fp16 storage with fp32 compute runs everywhere; half arithmetic from sm_53. */
 	a = base;
 	a.at = a.bt = a.ct = CUDA_R_16F;
@@ -335,14 +338,14 @@ static void arch(int sm)
 
 int main(int argc, char **argv)
 {
-	if (argc < 3) {
-		fprintf(stderr, "usage: api_test SM VERSION\n");
+	if (argc < 4 || (strcmp(argv[3], "refuse") && strcmp(argv[3], "run"))) {
+		fprintf(stderr, "usage: api_test SM VERSION refuse|run (bf16 below sm_70)\n");
 		return 2;
 	}
 	CHECK_STATUS(cublasCreate(&H), CUBLAS_STATUS_SUCCESS);
 	helpers(atoi(argv[2]));
 	validation();
-	arch(atoi(argv[1]));
+	arch(atoi(argv[1]), !strcmp(argv[3], "refuse"));
 	CHECK_STATUS(cublasDestroy(H), CUBLAS_STATUS_SUCCESS);
 	return test_done("api_test");
 }
