@@ -16,6 +16,12 @@ static inline int floor_stat(const char *path, struct stat *st)
 	return (int)syscall(SYS_newfstatat, AT_FDCWD, path, st, 0);
 }
 
+/* lstat(2), the same way: a symbolic link itself. */
+static inline int floor_lstat(const char *path, struct stat *st)
+{
+	return (int)syscall(SYS_newfstatat, AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+}
+
 static inline int floor_fstat(int fd, struct stat *st)
 {
 	return (int)syscall(SYS_fstat, fd, st);

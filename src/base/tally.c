@@ -40,18 +40,29 @@ int tally_enabled(void)
 	return shim_config()->tally;
 }
 
-/* A forked child counts its own calls only. */
-static void forget(void)
+/* fork: the lock is held across it (pthread_atfork's own pattern), so that the child never
+ * starts with it held by a thread it does not have; the child counts its own calls only. */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void after_fork_in_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+static void after_fork_in_child(void)
 {
 	memset(groups, 0, sizeof groups);
 	n_used = 0;
 	n_dropped = 0;
-	pthread_mutex_init(&lock, NULL);
+	pthread_mutex_unlock(&lock);
 }
 
 static void register_atfork(void)
 {
-	pthread_atfork(NULL, NULL, forget);
+	pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 static int same_string(const char *a, const char *b)

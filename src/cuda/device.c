@@ -19,9 +19,15 @@ static struct device_facts facts[MAX_DEVICES];
 static atomic_int facts_ready[MAX_DEVICES];
 static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Slots are written under facts_lock and read without it, while another thread may be
+ * forgetting the handle (a program that destroys a handle during a GEMM on it) or giving
+ * the slot to a new one: so both members are atomic.  facts is set before the handle is
+ * published and never cleared, and every value it takes points into facts[], complete
+ * before it is stored: a lookup that races with a forget gets the facts of this handle or
+ * of the slot's next one, never a torn or missing pointer. */
 struct handle_slot {
 	_Atomic(abi_handle) handle;
-	const struct device_facts *facts;
+	_Atomic(const struct device_facts *) facts;
 };
 static struct handle_slot handles[HANDLE_SLOTS];
 /* A destroyed handle's slot: lookups probe past it, inserts reuse it. */
@@ -116,7 +122,7 @@ const struct device_facts *device_for_handle(abi_handle handle)
 		struct handle_slot *slot = &handles[(s + i) % HANDLE_SLOTS];
 		abi_handle h = atomic_load_explicit(&slot->handle, memory_order_acquire);
 		if (h == handle)
-			return slot->facts;
+			return atomic_load_explicit(&slot->facts, memory_order_acquire);
 		if (!h)
 			break;
 	}
@@ -143,7 +149,7 @@ const struct device_facts *device_for_handle(abi_handle handle)
 			}
 		}
 		if (free_slot) {
-			free_slot->facts = f;
+			atomic_store_explicit(&free_slot->facts, f, memory_order_release);
 			atomic_store_explicit(&free_slot->handle, handle, memory_order_release);
 		}
 	}
@@ -162,9 +168,9 @@ void device_forget_handle(abi_handle handle)
 		if (!h)
 			break;
 		if (h == handle) {
-			/* Keep the probe chain intact: mark the slot with a value no handle has. */
+			/* Keep the probe chain intact: mark the slot with a value no handle has.
+			 * Its facts stay for a lookup that found the handle a moment ago. */
 			atomic_store(&slot->handle, TOMBSTONE);
-			slot->facts = NULL;
 			break;
 		}
 	}

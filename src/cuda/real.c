@@ -331,26 +331,104 @@ static int find_cudart(void)
 	return find_library(&cudart, NULL);
 }
 
-void *real_cudart_lookup(const void *caller, const char *name, size_t offset)
+/* The runtime's functions as the object holding caller reaches them (NULL members where it
+ * reaches none).  dlsym on the caller's own object searches it and its dependencies, never
+ * the preloaded shim; for the main program (empty name) that would be the global scope,
+ * where we are first, so it reaches none and the shared search answers. */
+static void resolve_caller(const void *caller, struct real_cudart *fns)
 {
 	struct link_map *lm = NULL;
 	Dl_info where;
-	void *fn = NULL;
+	void *self;
 
-	/* dlsym on the caller's own object searches it and its dependencies, never the
-	 * preloaded shim; for the main program (empty name) that would be the global scope,
-	 * where we are first, so it falls to the shared search. */
-	if (caller && dladdr1(caller, &where, (void **)&lm, RTLD_DL_LINKMAP) && lm &&
-	    lm->l_name && lm->l_name[0]) {
-		void *self = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
-		if (self) {
-			fn = dlsym(self, name);
-			dlclose(self);
-		}
-		dlerror(); /* a miss must not show through the caller's dlerror() */
-		if (is_ours(fn))
-			fn = NULL;
+	memset(fns, 0, sizeof *fns);
+	if (!dladdr1(caller, &where, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_name ||
+	    !lm->l_name[0] || !(self = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD)))
+		return;
+	for (size_t i = 0; i < cudart.count; i++) {
+		void *fn = dlsym(self, cudart.names[i]);
+		fn = is_ours(fn) ? NULL : fn;
+		memcpy((char *)fns + i * sizeof fn, &fn, sizeof fn);
 	}
+	dlclose(self);
+	dlerror(); /* a miss must not show through the caller's dlerror() */
+}
+
+/* How many objects the process has unloaded so far (glibc's count for dl_iterate_phdr);
+ * ~0 where the C library does not say. */
+static int read_unloads(struct dl_phdr_info *info, size_t size, void *data)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+		*(unsigned long long *)data = info->dlpi_subs;
+	return 1;
+}
+
+static unsigned long long unloads_so_far(void)
+{
+	unsigned long long n = ~0ull;
+	dl_iterate_phdr(read_unloads, &n);
+	return n;
+}
+
+/* Each calling place's runtime, found once: the calls the shim stands in for
+ * (cudaStreamDestroy, cudaDeviceReset...) come from a few places.  An address belongs to
+ * the same object until an object is unloaded, so the table is emptied after any unload.
+ * The lock is never held across a call into the dynamic loader, whose own lock a
+ * library's constructor may hold while it calls the runtime. */
+#define CUDART_ROUTES 16
+static struct {
+	const void *caller;
+	struct real_cudart fns;
+} routes[CUDART_ROUTES];
+static unsigned n_routes, next_route;
+static unsigned long long routes_unloads;
+static pthread_mutex_t routes_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The route of caller into fns: 1 if it was known (lock held). */
+static int known_route(const void *caller, unsigned long long unloads, struct real_cudart *fns)
+{
+	if (unloads != routes_unloads) {
+		n_routes = next_route = 0;
+		routes_unloads = unloads;
+	}
+	for (unsigned i = 0; i < n_routes; i++)
+		if (routes[i].caller == caller) {
+			*fns = routes[i].fns;
+			return 1;
+		}
+	return 0;
+}
+
+static void route_of(const void *caller, struct real_cudart *fns)
+{
+	unsigned long long unloads = unloads_so_far();
+	int known;
+
+	pthread_mutex_lock(&routes_lock);
+	known = known_route(caller, unloads, fns);
+	pthread_mutex_unlock(&routes_lock);
+	if (known)
+		return;
+	resolve_caller(caller, fns);
+	if (unloads == ~0ull)
+		return;
+	pthread_mutex_lock(&routes_lock);
+	if (routes_unloads == unloads) {
+		unsigned i = n_routes < CUDART_ROUTES ? n_routes++ : next_route++ % CUDART_ROUTES;
+		routes[i].caller = caller;
+		routes[i].fns = *fns;
+	}
+	pthread_mutex_unlock(&routes_lock);
+}
+
+void *real_cudart_lookup(const void *caller, size_t offset)
+{
+	struct real_cudart fns = {0};
+	void *fn;
+
+	if (caller)
+		route_of(caller, &fns);
+	memcpy(&fn, (const char *)&fns + offset, sizeof fn);
 	if (fn)
 		return fn;
 	retry_once(&cudart_search, find_cudart);

@@ -172,10 +172,10 @@ struct real_cudart {
 };
 /* The runtime function `name` as the code at `caller` (a return address) would reach it: its
  * own libcudart, whatever that file is called (wheels rename it), else the one the shared
- * search found; NULL if none. */
+ * search found; NULL if none.  Found once per calling place, then read from a table. */
 #define REAL_CUDART(caller, name)                                                          \
 	((__typeof__(((struct real_cudart *)0)->name))real_cudart_lookup(                  \
-		caller, #name, offsetof(struct real_cudart, name)))
-void *real_cudart_lookup(const void *caller, const char *name, size_t offset);
+		caller, offsetof(struct real_cudart, name)))
+void *real_cudart_lookup(const void *caller, size_t offset);
 
 #endif

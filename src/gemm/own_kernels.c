@@ -1,5 +1,10 @@
 /* Loading the embedded PTX once per context.  The constants live in a module of their own,
- * initialised by the loader itself: no host-to-device copy, so no synchronisation. */
+ * initialised by the loader itself: no host-to-device copy, so no synchronisation.
+ *
+ * The driver compiles the PTX at the load, which takes long on a real driver: the lock
+ * covers the table only, never a load, so a thread in one context never waits for another
+ * context's compile.  Two threads of the same context may both load; the first to come
+ * back keeps its modules and the other unloads its own. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,6 +31,14 @@ struct ctx_modules {
 	struct own_kernels m;
 };
 
+/* One thread's load into the current context: the kernels, the modules they came from (to
+ * give back when another thread's load is kept), and why it failed, if it did. */
+struct loading {
+	struct own_kernels m;
+	abi_module kernels, constants, tc;
+	enum why why;
+};
+
 /* A slot with ctx NULL is free (a forgotten context's). */
 static struct ctx_modules loaded[MAX_CONTEXTS];
 static int nloaded;
@@ -35,7 +48,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* The tensor-core module, where the current context's GPU has tensor cores (sm_70 and
  * newer; a GTX 16xx has none, but loading costs nothing there either): optional, so a
  * failure leaves fp16_tail NULL and the fp16 path without its tail. */
-static void load_tc(struct own_kernels *m)
+static void load_tc(struct loading *l)
 {
 	const struct real_driver *drv = real_driver();
 	abi_device dev;
@@ -46,16 +59,19 @@ static void load_tc(struct own_kernels *m)
 	    drv->cuDeviceGetAttribute(&major, ABI_DEV_ATTR_CC_MAJOR, dev) || major < 7 ||
 	    drv->cuModuleLoadData(&tc, bf16shim_kernels_tc_ptx) != ABI_CUDA_SUCCESS)
 		return;
-	if (drv->cuModuleGetFunction(&m->fp16_tail, tc, KERNEL_FP16_TAIL)) {
-		m->fp16_tail = NULL;
+	if (drv->cuModuleGetFunction(&l->m.fp16_tail, tc, KERNEL_FP16_TAIL)) {
+		l->m.fp16_tail = NULL;
 		drv->cuModuleUnload(tc);
+		return;
 	}
+	l->tc = tc;
 }
 
 /* Loads the kernels and constants into the current context: WHY_NONE, or why not. */
-static enum why load(struct own_kernels *m)
+static enum why load(struct loading *l)
 {
 	const struct real_driver *drv = real_driver();
+	struct own_kernels *m = &l->m;
 	abi_module kernels = NULL, constants = NULL;
 	enum why why = WHY_NONE;
 	size_t bytes;
@@ -97,6 +113,8 @@ static enum why load(struct own_kernels *m)
 		why = WHY_CONSTANTS_MISSING;
 		goto fail;
 	}
+	l->kernels = kernels;
+	l->constants = constants;
 	return WHY_NONE;
 fail:
 	/* A failed load is remembered for the context: give back what was loaded. */
@@ -107,33 +125,70 @@ fail:
 	return why;
 }
 
+/* The context's entry, else a free one (ctx left as it is), else NULL; lock held. */
+static struct ctx_modules *entry_for(abi_context ctx)
+{
+	struct ctx_modules *free_entry = NULL;
+
+	for (int i = 0; i < nloaded; i++) {
+		if (loaded[i].ctx == ctx)
+			return &loaded[i];
+		if (!loaded[i].ctx && !free_entry)
+			free_entry = &loaded[i];
+	}
+	if (!free_entry && nloaded < MAX_CONTEXTS)
+		free_entry = &loaded[nloaded++];
+	return free_entry;
+}
+
+static void unload(const struct loading *l)
+{
+	const struct real_driver *drv = real_driver();
+	const abi_module modules[] = {l->kernels, l->constants, l->tc};
+
+	for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++)
+		if (modules[i])
+			drv->cuModuleUnload(modules[i]);
+}
+
 enum why own_kernels_for_context(const struct own_kernels **out)
 {
 	const struct real_driver *drv = real_driver();
-	struct ctx_modules *e = NULL;
+	struct ctx_modules *e;
+	struct loading l;
 	abi_context ctx = NULL;
+	int ready, kept = 0;
 
 	*out = NULL;
 	if (!drv->cuCtxGetCurrent || drv->cuCtxGetCurrent(&ctx) != ABI_CUDA_SUCCESS || !ctx)
 		return WHY_NO_CONTEXT;
 	pthread_mutex_lock(&lock);
-	for (int i = 0; i < nloaded && !e; i++)
-		if (loaded[i].ctx == ctx)
-			e = &loaded[i];
-	for (int i = 0; i < nloaded && !e; i++)
-		if (!loaded[i].ctx)
-			e = &loaded[i];
-	if (!e && nloaded < MAX_CONTEXTS)
-		e = &loaded[nloaded++];
-	if (e && e->ctx != ctx) {
-		e->ctx = ctx;
-		e->why = load(&e->m);
-		e->failed = e->why != WHY_NONE;
-		if (!e->failed)
-			load_tc(&e->m);
-		atomic_fetch_add(&nlive, 1);
-	}
+	e = entry_for(ctx);
+	ready = e && e->ctx == ctx;
 	pthread_mutex_unlock(&lock);
+	if (e && !ready) {
+		/* None yet: load outside the lock, then keep ours unless another thread's
+		 * load for this context came back first (a failure is kept too, so that a
+		 * broken load is not retried on every call). */
+		memset(&l, 0, sizeof l);
+		l.why = load(&l);
+		if (l.why == WHY_NONE)
+			load_tc(&l);
+		pthread_mutex_lock(&lock);
+		e = entry_for(ctx);
+		if (e && e->ctx != ctx) {
+			e->ctx = ctx;
+			e->m = l.m;
+			e->why = l.why;
+			e->failed = l.why != WHY_NONE;
+			atomic_fetch_add(&nlive, 1);
+			kept = 1;
+		}
+		pthread_mutex_unlock(&lock);
+		if (!kept)
+			unload(&l);
+	}
+	/* A filled entry stays as it is until its context is forgotten. */
 	if (!e)
 		return WHY_TOO_MANY_CONTEXTS;
 	if (e->failed)

@@ -9,6 +9,12 @@
  * Any failure of the cache itself (a folder that cannot be made or written) leaves the
  * process without a cache, said once: lowering goes on without it.
  *
+ * What is read back is loaded into the process as device code, and the checksum proves a
+ * file whole, not who wrote it.  So, as ssh and GnuPG do with their folders, the folder is
+ * used only if it is the user's own: owned by the effective user, not writable by group or
+ * others, not a symbolic link; and so is each file read.  The folder is checked as opened
+ * and every file reached through that descriptor, so the folder checked is the folder used.
+ *
  *   bf16shim lowered module 1
  *   key <64 hex>
  *   sha256 <64 hex of everything after the blank line>
@@ -45,6 +51,7 @@
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char folder[4096];          /* set once; in use while enabled */
+static int folder_fd = -1;         /* the folder as opened and checked */
 static atomic_int enabled;
 static char build[128];            /* the version and build id in every key */
 
@@ -96,7 +103,6 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
 static int make_folder(const char *path)
 {
 	char p[sizeof folder];
-	struct stat st;
 
 	snprintf(p, sizeof p, "%s", path);
 	for (char *s = p + 1; *s; s++) {
@@ -107,9 +113,7 @@ static int make_folder(const char *path)
 			return -1;
 		*s = '/';
 	}
-	if (mkdir(p, 0700) && errno != EEXIST)
-		return -1;
-	return floor_stat(p, &st) == 0 && S_ISDIR(st.st_mode) && access(p, W_OK | X_OK) == 0 ? 0 : -1;
+	return mkdir(p, 0700) && errno != EEXIST ? -1 : 0;
 }
 
 /* Once in the process: the cache is off from here on. */
@@ -123,10 +127,48 @@ static void no_cache(const char *why)
 			 "%s=0)", why, BF16SHIM_ENV_CACHE_DIR, BF16SHIM_ENV_CACHE);
 }
 
+/* Why st (of name) is not the user's own, or NULL when it is. */
+static const char *not_own(const struct stat *st, const char *name, char *why, size_t cap)
+{
+	if (st->st_uid != geteuid())
+		snprintf(why, cap, "%s belongs to user %u, not to this one (%u): only a folder and "
+			 "files of your own are trusted with device code", name,
+			 (unsigned)st->st_uid, (unsigned)geteuid());
+	else if (st->st_mode & (S_IWGRP | S_IWOTH))
+		snprintf(why, cap, "%s can be written by %s (chmod go-w %s)", name,
+			 st->st_mode & S_IWOTH ? "others" : "its group", name);
+	else
+		return NULL;
+	return why;
+}
+
+/* The folder opened, if it is the user's own; -1 (and why) if not. */
+static int open_own_folder(char *why, size_t cap)
+{
+	struct stat st;
+	int fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (floor_lstat(folder, &st) == 0 && S_ISLNK(st.st_mode))
+			snprintf(why, cap, "%s is a symbolic link: name the folder itself", folder);
+		else
+			snprintf(why, cap, "cannot open %s (%s)", folder, strerror(errno));
+		return -1;
+	}
+	if (floor_fstat(fd, &st) || not_own(&st, folder, why, cap)) {
+		if (!*why)
+			snprintf(why, cap, "cannot read %s (%s)", folder, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static void setup(void)
 {
 	const struct shim_config *cfg = shim_config();
 	const char *xdg = secure_getenv("XDG_CACHE_HOME"), *home = secure_getenv("HOME");
+	char why[2 * sizeof folder + 160] = "";
 	int n;
 
 	snprintf(build, sizeof build, "bf16shim %s ", BF16SHIM_VERSION);
@@ -146,8 +188,14 @@ static void setup(void)
 		return;
 	}
 	if (make_folder(folder)) {
-		char why[sizeof folder + 64];
-		snprintf(why, sizeof why, "cannot make or write %s (%s)", folder, strerror(errno));
+		snprintf(why, sizeof why, "cannot make %s (%s)", folder, strerror(errno));
+	} else if ((folder_fd = open_own_folder(why, sizeof why)) >= 0 &&
+		   faccessat(folder_fd, ".", W_OK | X_OK, 0)) {
+		snprintf(why, sizeof why, "cannot write in %s (%s)", folder, strerror(errno));
+		close(folder_fd);
+		folder_fd = -1;
+	}
+	if (*why) {
 		no_cache(why);
 		return;
 	}
@@ -177,24 +225,29 @@ void lowercache_key(const char *ptx, size_t len, int sm, char key[65])
 		snprintf(key + 2 * i, 3, "%02x", d[i]);
 }
 
-static void path_of(const char *key, char *path, size_t cap)
+/* A file's name in the folder, and its path (for the log). */
+static void name_of(const char *key, char *name, size_t cap)
 {
-	snprintf(path, cap, "%s/%s.lowered", folder, key);
+	snprintf(name, cap, "%s.lowered", key);
+}
+
+static void path_of(const char *name, char *path, size_t cap)
+{
+	snprintf(path, cap, "%s/%s", folder, name);
 }
 
 /* ------------------------------------------------------------------ reading */
 
-static char *slurp(int fd, size_t *len)
+static char *slurp(int fd, const struct stat *st, size_t *len)
 {
-	struct stat st;
 	char *buf;
 	size_t got = 0;
 
-	if (floor_fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size > MAX_FILE)
+	if (!S_ISREG(st->st_mode) || (size_t)st->st_size > MAX_FILE)
 		return NULL;
-	buf = malloc((size_t)st.st_size + 1);
-	while (buf && got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+	buf = malloc((size_t)st->st_size + 1);
+	while (buf && got < (size_t)st->st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st->st_size - got);
 		if (r <= 0) {
 			free(buf);
 			return NULL;
@@ -249,21 +302,31 @@ static int parse_body(char *body, size_t len, struct lowered *lw)
 /* The cached lowering, or NULL (a missing file, or a bad one: said and removed). */
 struct lowered *lowercache_read(const char *key)
 {
-	char path[sizeof folder + 80], hex[65], want[200];
+	char name[80], path[sizeof folder + 80], hex[65], want[200];
+	char untrusted[2 * sizeof path + 160] = "";
 	struct lowered *lw = NULL;
 	const char *why = NULL;
 	size_t len = 0, head;
-	char *buf, *body;
+	char *buf = NULL, *body;
+	struct stat st;
 	int fd;
 
 	if (!lowercache_folder())
 		return NULL;
-	path_of(key, path, sizeof path);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	name_of(key, name, sizeof name);
+	path_of(name, path, sizeof path);
+	fd = openat(folder_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return NULL;
-	buf = slurp(fd, &len);
+	if (floor_fstat(fd, &st) == 0 && !not_own(&st, path, untrusted, sizeof untrusted))
+		buf = slurp(fd, &st, &len);
 	close(fd);
+	if (*untrusted) {
+		/* Someone else could write here after all: trust nothing in the folder. */
+		strncat(untrusted, "; remove it", sizeof untrusted - strlen(untrusted) - 1);
+		no_cache(untrusted);
+		return NULL;
+	}
 	snprintf(want, sizeof want, FORMAT "key %s\nsha256 ", key);
 	head = strlen(want);
 	if (!buf)
@@ -283,7 +346,7 @@ struct lowered *lowercache_read(const char *key)
 	if (why) {
 		shim_log(LOG_WARN, LOG_BY_NOBODY, "cache file %s %s: removed, lowering again", path,
 			 why);
-		unlink(path);
+		unlinkat(folder_fd, name, 0);
 		lowered_free(lw);
 		return NULL;
 	}
@@ -326,9 +389,27 @@ static char *format_body(const struct lowered *lw, size_t *len)
 	return b;
 }
 
+/* A new file of our own in the folder, under a name no other writer uses: its descriptor,
+ * name in tmp; -1 if none can be made. */
+static int make_temporary(const char *key, char *tmp, size_t cap)
+{
+	static atomic_uint counter;
+	int fd = -1;
+
+	for (int tries = 0; fd < 0 && tries < 100; tries++) {
+		snprintf(tmp, cap, ".%.16s.%d.%u", key, (int)getpid(),
+			 atomic_fetch_add(&counter, 1));
+		fd = openat(folder_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
 void lowercache_write(const struct lowered *lw)
 {
-	char path[sizeof folder + 80], tmp[sizeof folder + 100], head[256], hex[65];
+	char name[80], tmp[120], head[256], hex[65];
 	size_t len = 0;
 	char *body = format_body(lw, &len);
 	int fd, ok;
@@ -337,20 +418,19 @@ void lowercache_write(const struct lowered *lw)
 		free(body);
 		return;
 	}
-	path_of(lw->key, path, sizeof path);
-	snprintf(tmp, sizeof tmp, "%s/.%.16s.XXXXXX", folder, lw->key);
+	name_of(lw->key, name, sizeof name);
 	sha256_hex(body, len, hex);
 	snprintf(head, sizeof head, FORMAT "key %s\nsha256 %s\n\n", lw->key, hex);
-	fd = mkostemp(tmp, O_CLOEXEC);
+	fd = make_temporary(lw->key, tmp, sizeof tmp);
 	ok = fd >= 0 && write_all(fd, head, strlen(head)) == 0 && write_all(fd, body, len) == 0;
 	if (fd >= 0)
 		ok = close(fd) == 0 && ok;
-	ok = ok && rename(tmp, path) == 0;
+	ok = ok && renameat(folder_fd, tmp, folder_fd, name) == 0;
 	if (!ok) {
 		char why[sizeof folder + 64];
 		int err = errno;
 		if (fd >= 0)
-			unlink(tmp);
+			unlinkat(folder_fd, tmp, 0);
 		snprintf(why, sizeof why, "cannot write in %s (%s)", folder, strerror(err));
 		no_cache(why);
 	}

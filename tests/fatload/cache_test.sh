@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # The disk cache of lowered modules, on a harness program built for sm_80 run on simulated
-# sm_75 (lowering counted from the debug log: "lowering module" per lowering, "from the
-# cache" per hit):
+# sm_75 (cache_lib.sh; whose folders and files it trusts: cache_trust_test.sh):
 #   1. a first run lowers and fills the cache; a second loads from it, lowering nothing, and
 #      prints the same results;
 #   2. a cache file with a byte changed, or cut short, is said, removed and rebuilt;
@@ -11,26 +10,9 @@
 # Usage: cache_test.sh PROGRAM   (BF16SHIM_SIMDIR and BF16SHIM_LIB name the stack and library)
 set -u
 app=$1
-bf16shim=$(dirname "$0")/../../scripts/bf16shim
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-unset LD_LIBRARY_PATH LD_PRELOAD
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# run NAME [VAR=VALUE...]: the program on sm_75 with the shim; its output in $tmp/NAME.out,
-# the shim's log in $tmp/NAME.log.
-run() {
-	local name=$1
-	shift
-	env BF16SHIM_CACHE_DIR="$tmp/cache" "$@" BF16SHIM_LOG=debug \
-		BF16SHIM_LOG_FILE="$tmp/$name.log" "$bf16shim" run --sim sm_75 -- "$app" \
-		>"$tmp/$name.out" 2>&1 || fail "$name: the program exited with $?"
-	touch "$tmp/$name.log"
-}
-lowerings() { grep -c "lowering module" "$tmp/$1.log"; }
-hits() { grep -c "from the cache" "$tmp/$1.log"; }
-results() { grep '^case ' "$tmp/$1.out"; }
+. "$(dirname "$0")/cache_lib.sh"
 
 # 1. Filled, then used.
 run first

@@ -11,7 +11,16 @@
  *   streams N    N streams, four alive at a time, a bf16 GEMM on each, each destroyed
  *                without a synchronisation; the shim must give a stream's scratch back
  *                (device memory kept at the end: no more than with the first four)
+ *   fork-tally N (BF16SHIM_TALLY=1) fills the tally with 400 groups (GEMMs on no handle,
+ *                which cuBLAS refuses at once, each of its own shape), then forks N times
+ *                while one thread reads the whole tally over and over and another adds to
+ *                it, both under the tally's lock; each child, which uses no CUDA (fork
+ *                gives it none), finds the tally empty, makes one such call and finds it
+ *                alone there; a child that hangs is killed after 10 s
  * Exit 0 iff the property held. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,6 +77,96 @@ static int child_quiet(cublasHandle_t h)
 {
 	(void)h;
 	return 0;
+}
+
+static atomic_int stop;
+static long (*tally)(char *, size_t);
+
+/* A GEMM the shim counts and cuBLAS refuses at once (no handle): no device work. */
+static void counted_call(int m)
+{
+	const float one = 1;
+	cublasGemmEx(NULL, CUBLAS_OP_N, CUBLAS_OP_N, m, 8, 8, &one, NULL, CUDA_R_16BF, m, NULL,
+		     CUDA_R_16BF, 8, &one, NULL, CUDA_R_16BF, m, CUBLAS_COMPUTE_32F,
+		     CUBLAS_GEMM_DEFAULT);
+}
+
+static void *read_loop(void *arg)
+{
+	static char buf[1 << 20];
+	(void)arg;
+	while (!atomic_load(&stop))
+		if (tally(buf, sizeof buf) <= 0)
+			return (void *)1;
+	return NULL;
+}
+
+static void *count_loop(void *arg)
+{
+	(void)arg;
+	for (int i = 0; !atomic_load(&stop); i++)
+		counted_call(1 + i % 400);
+	return NULL;
+}
+
+/* In a child forked while other threads counted: its own calls only, and no hang. */
+static int child_tally(void)
+{
+	char buf[4096];
+	long before, after;
+
+	alarm(10);
+	before = tally(buf, sizeof buf);
+	if (before != 0) {
+		fprintf(stderr, "the child's tally before its own calls: %.200s\n", buf);
+		return 1;
+	}
+	counted_call(8);
+	after = tally(buf, sizeof buf);
+	if (after <= 0 || !strstr(buf, "\"count\":1}") || strchr(buf, '\n') != buf + after - 1) {
+		fprintf(stderr, "the child's tally after one call: %s\n", buf);
+		return 1;
+	}
+	return 0;
+}
+
+static int fork_tally(int n)
+{
+	pthread_t t[2];
+	void *res;
+	int bad = 0;
+
+	tally = (long (*)(char *, size_t))dlsym(RTLD_DEFAULT, "bf16shim_tally");
+	if (!tally)
+		return 2;
+	for (int m = 1; m <= 400; m++)
+		counted_call(m);
+	pthread_create(&t[0], NULL, read_loop, NULL);
+	pthread_create(&t[1], NULL, count_loop, NULL);
+	for (int i = 0; i < n && !bad; i++) {
+		int status;
+		pid_t pid;
+		usleep(1000);
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0)
+			_exit(child_tally());
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			fprintf(stderr, "fork %d: the child %s %d\n", i,
+				WIFSIGNALED(status) ? "was killed by signal" : "exited",
+				WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+			bad = 1;
+		}
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], &res);
+		bad |= res != NULL;
+	}
+	printf("%d children forked while the tally was read and added to: %s\n", n,
+	       bad ? "one failed" : "each counted its own call only");
+	return bad;
 }
 
 int main(int argc, char **argv)
@@ -145,6 +244,8 @@ int main(int argc, char **argv)
 		gm_free(&g);
 		return 0;
 	}
+	if (!strcmp(argv[1], "fork-tally") && argc > 2)
+		return fork_tally(atoi(argv[2]));
 	if (!strncmp(argv[1], "reset", 5) && argc > 2) {
 		int (*primary_reset)(int) = NULL;
 		enum cudaDriverEntryPointQueryResult q;

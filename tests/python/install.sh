@@ -2,7 +2,8 @@
 # Installs what the python suite (tests/python/meson.build) needs into .venv-python/
 # (git-ignored); a folder whose stamp matches its requirements is kept as it is, so reruns
 # download nothing:
-#   tools/          a virtual environment: requirements-tools.txt (meson-python, build, nbclient)
+#   tools/          a virtual environment: requirements-tools.txt (meson-python, build, nbclient,
+#                   auditwheel)
 #   kernel-NAME/    requirements-kernel.txt (ipykernel) for the Python of each client
 #                   environment .venv-clients/NAME, with pip --target: the tests put it on
 #                   PYTHONPATH and never change the shared environment itself

@@ -1,12 +1,15 @@
-/* Fault injection (SIMCUDA_FAIL): makes a described class of calls fail with a chosen status.
- * Grammar, per rule, rules separated by ';':   API[#N|#N+][:key=value,...]=STATUS
+/* Fault injection (SIMCUDA_FAIL): makes a described class of calls fail with a chosen status,
+ * or take longer (wait:MS, as a driver's JIT compile does).
+ * Grammar, per rule, rules separated by ';':   API[#N|#N+][:key=value,...]=STATUS|wait:MS
  * See simcore.h for the meaning; rules are parsed once, on the first call. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core_internal.h"
 
@@ -22,6 +25,7 @@ struct rule {
 	char key[MAX_CONDS][32];
 	char value[MAX_CONDS][64];
 	char status[64];
+	long wait_ms;         /* "wait:MS": the call waits, then runs; -1 for a status */
 	atomic_ulong hits;
 };
 
@@ -50,6 +54,13 @@ static int parse_rule(struct rule *r, const char *s, size_t len)
 	if (!eq)
 		return 0;
 	copy(r->status, sizeof r->status, eq + 1, (size_t)(end - eq - 1));
+	r->wait_ms = -1;
+	if (strncmp(r->status, "wait:", 5) == 0) {
+		char *q;
+		r->wait_ms = strtol(r->status + 5, &q, 10);
+		if (q == r->status + 5 || *q || r->wait_ms < 0)
+			return 0;
+	}
 	end = eq;
 
 	p = s;
@@ -147,6 +158,15 @@ int sim_call_fault(sim_call *c, int *status)
 		n = atomic_fetch_add(&r->hits, 1) + 1;
 		if (r->nth && (r->and_later ? n < r->nth : n != r->nth))
 			continue;
+		if (r->wait_ms >= 0) {
+			/* Said when the wait starts, so a test can act while the call is in it. */
+			struct timespec ts = {r->wait_ms / 1000, r->wait_ms % 1000 * 1000000};
+			sim_log_note("%s waits %ld ms", c->api, r->wait_ms);
+			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+				;
+			sim_call_arg(c, "waited_ms", "%ld", r->wait_ms);
+			continue;
+		}
 		if (!sim_status_parse(c->fam, r->status, status)) {
 			fprintf(stderr, "simcuda: SIMCUDA_FAIL: unknown status '%s' for %s\n",
 				r->status, c->api);

@@ -76,12 +76,13 @@ SIM_API int sim_status_parse(sim_family fam, const char *name, int *status);
  * (depth counts simulated calls already on this thread's stack: 0 for a call made by the
  * application or the shim, 1+ for a call one simulated library makes into another).
  *
- * SIMCUDA_FAIL holds rules separated by ';':   API[#N|#N+][:k=v,k=v...]=STATUS
+ * SIMCUDA_FAIL holds rules separated by ';':   API[#N|#N+][:k=v,k=v...]=STATUS|wait:MS
  *   API     exact entry-point name (e.g. cublasGemmEx, cuMemAlloc_v2) or a prefix ending in '*'
  *   #N      only the N-th call that matches the rest of the rule; #N+ that one and all later
  *   k=v     each must equal the logged argument of that name (string compare); the key
  *           "depth" matches the call's nesting depth (0: made by the program or the shim)
  *   STATUS  a name or number in the API's family (see sim_status_parse)
+ *   wait:MS the call waits MS milliseconds (logged as a note when it starts), then runs
  * Example: "cublasGemmEx:atype=R_16F,ctype=R_32F,algo=DEFAULT_TENSOR_OP=NOT_SUPPORTED;
  *           cuMemAlloc_v2#3=OUT_OF_MEMORY"
  */

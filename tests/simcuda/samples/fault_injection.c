@@ -1,10 +1,13 @@
 /* Fault injection (SIMCUDA_FAIL): run with
- *   SIMCUDA_FAIL="cublasGemmEx:atype=R_16F,ctype=R_32F,algo=DEFAULT_TENSOR_OP=NOT_SUPPORTED;
+ *   SIMCUDA_FAIL="cudaDeviceSynchronize#1:depth=0=wait:300;
+ *                 cublasGemmEx:atype=R_16F,ctype=R_32F,algo=DEFAULT_TENSOR_OP=NOT_SUPPORTED;
  *                 cudaMalloc#3=MemoryAllocation"
  * and checks that exactly the described class of calls fails: the 3rd cudaMalloc and no
  * other, fp16->fp32 tensor-op GemmEx but not the same call with another algo, C type, A type
- * or entry point.  A refused call must leave C alone; the others must compute correctly. */
+ * or entry point.  A refused call must leave C alone; the others must compute correctly.
+ * The first cudaDeviceSynchronize takes 300 ms or more and works; the second does not wait. */
 #include <string.h>
+#include <time.h>
 
 #include "samples.h"
 
@@ -26,6 +29,30 @@ static void mallocs(void)
 	for (int i = 0; i < 6; i++)
 		if (p[i])
 			CHECK_RT(cudaFree(p[i]));
+}
+
+static long elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static void waits(void)
+{
+	for (int i = 0; i < 2; i++) {
+		struct timespec t0;
+		cudaError_t err;
+		long ms;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		err = cudaDeviceSynchronize();
+		ms = elapsed_ms(&t0);
+		printf("cudaDeviceSynchronize #%d: %s after %ld ms\n", i + 1, cudaGetErrorName(err),
+		       ms);
+		EXPECT_RT("cudaDeviceSynchronize", err, cudaSuccess);
+		EXPECT_INT(i ? "the second call waited 300 ms" : "the first call waited 300 ms",
+			   ms >= 300, !i);
+	}
 }
 
 struct gemm_call {
@@ -98,6 +125,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("SIMCUDA_FAIL=%s\n", rules ? rules : "(unset)");
+	waits();
 	mallocs();
 	CHECK_BLAS(cublasCreate(&h));
 	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
