@@ -1,6 +1,7 @@
 """bf16shim for Python: bf16 models on NVIDIA GPUs older than Ampere.
 
-Importing this module does nothing.  Three ways in:
+Importing this module does nothing (and imports little: the command starts with it).  Three
+ways in:
 
     python -m bf16shim [run options] [--] script.py args...   # as `bf16shim run`
     bf16shim.enable(**options)    # first thing in a notebook or script, before `import torch`
@@ -11,8 +12,6 @@ package's too (commands.py); all of them take their options from one table (opti
 find the library (lib/libbf16shim.so beside the package's bin/, or a source checkout's
 build) by one rule (places.py) and set what `bf16shim run` sets (runenv.py).
 """
-import ctypes
-import json
 import os
 import re
 
@@ -99,6 +98,7 @@ def enable(**options):
             f"install`; for a script, `python -m bf16shim script.py`.")
     from . import runenv
     os.environ.update(runenv.changes(base, setup.environ))
+    import ctypes
     # The library first, into the global scope (symbols of libraries loaded later resolve to
     # it), then what --sim preloads, which must come after it to be interposed on.  By path:
     # ld.so read LD_PRELOAD and LD_LIBRARY_PATH when the process started.
@@ -139,6 +139,8 @@ def report():
     lib = _loaded_shim()
     if lib is None:
         raise Error("bf16shim is not loaded in this process: call bf16shim.enable() first")
+    import ctypes
+    import json
     tally = ctypes.CDLL(lib, mode=os.RTLD_NOLOAD).bf16shim_tally
     tally.restype = ctypes.c_long
     tally.argtypes = [ctypes.c_char_p, ctypes.c_size_t]

@@ -10,8 +10,8 @@ import re
 import signal
 import sys
 
-from . import doctor, options, runenv
-from . import facts as factlib
+# Every `run` starts the command: what only doctor and scan need is imported by them.
+from . import options, runenv
 from .options import Usage
 from .places import Missing, Places
 
@@ -104,6 +104,7 @@ def no_arguments(cmd, rest):
 
 
 def cmd_doctor(cmd, args):
+    from . import doctor, facts as factlib
     values, rest = options.parse("doctor", args, cmd.name)
     no_arguments(cmd, rest)
     places = cmd.places
@@ -135,6 +136,7 @@ def cmd_doctor(cmd, args):
 
 
 def cmd_scan(cmd, args):
+    from . import facts as factlib
     values, paths = options.parse("scan", args, cmd.name)
     places = cmd.places
     scanner = places.helper("bf16shim-scan")

@@ -13,11 +13,11 @@ command) all follow:
 The folder of the command (`here`: bin/, a checkout's scripts/, the wheel's bin/) is where
 the rest is looked for.  Paths are kept as they are: spaces, quotes and colons included."""
 import glob
-import json
 import os
-import subprocess
 import sys
-import tempfile
+
+# Every `run` starts here: what only a build, a version or a build folder's options need is
+# imported where it is needed.
 
 
 class Missing(Exception):
@@ -30,6 +30,7 @@ def _executable(path):
 
 def _sanitizer_or_wheel(build):
     """Is this a sanitizer build, or one laid out for the wheel?"""
+    import json
     try:
         with open(os.path.join(build, "meson-info", "intro-buildoptions.json")) as f:
             options = {o["name"]: o["value"] for o in json.load(f)}
@@ -105,6 +106,8 @@ class Places:
         """Builds the meson target 'command' (the library, its helpers, both simulated stacks)
         into the build folder, once per process (always: even when something is there).
         False outside a source checkout; Missing when the build fails."""
+        import subprocess
+        import tempfile
         if not self.source():
             return False
         if self._built:
@@ -206,6 +209,7 @@ class Places:
             pass
         probe = self.helper("bf16shim-probe")
         if probe:
+            import subprocess
             done = subprocess.run([probe, "--version"], stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, universal_newlines=True)
             if done.returncode == 0 and done.stdout.strip():
