@@ -1,41 +1,21 @@
 """bf16shim for Python: bf16 models on NVIDIA GPUs older than Ampere.
 
-Importing this module does nothing.  Three ways in:
+Importing this module does nothing (and imports little: the command starts with it).  Three
+ways in:
 
     python -m bf16shim [run options] [--] script.py args...   # as `bf16shim run`
     bf16shim.enable(**options)    # first thing in a notebook or script, before `import torch`
     bf16shim kernel install        # a Jupyter kernel that starts with bf16shim loaded
 
-`bf16shim.report()` shows what was rewritten so far in this process.  The work is done by
-the package's `bf16shim` command (bin/bf16shim) and library (lib/libbf16shim.so); this
-module finds them and asks the command what to set (`bf16shim env`).
+`bf16shim.report()` shows what was rewritten so far in this process.  The command is this
+package's too (commands.py); all of them take their options from one table (options.py),
+find the library (lib/libbf16shim.so beside the package's bin/, or a source checkout's
+build) by one rule (places.py) and set what `bf16shim run` sets (runenv.py).
 """
-import ctypes
-import json
 import os
 import re
-import subprocess
-import sys
 
 __all__ = ["enable", "report", "command", "Error", "TooLate"]
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-
-# Keyword of enable(): the command's option that sets it, or the variable it sets.
-_OPTIONS = {
-    "mode": ("--mode", None),
-    "path": ("--path", None),
-    "emulate_sm": ("--emulate-sm", None),
-    "log": ("--log", None),
-    "log_file": ("--log-file", None),
-    "trace": ("--trace", None),
-    "sim": ("--sim", None),
-    "cuda": ("--cuda", None),
-    "workspace_mb": (None, "BF16SHIM_WORKSPACE_MB"),
-    "cublas": (None, "BF16SHIM_CUBLAS"),
-    "cublaslt": (None, "BF16SHIM_CUBLASLT"),
-    "tally": (None, "BF16SHIM_TALLY"),
-}
 
 # A CUDA library mapped into the process: cuBLAS calls may already be bound to it.
 _CUDA_LIBRARY = re.compile(r"/lib(cuda|cudart|cublas|cublasLt)\.so[.0-9]*$")
@@ -52,55 +32,27 @@ class TooLate(Error):
 
 def command():
     """The path of the bf16shim command this package carries."""
-    return os.path.join(_HERE, "bin", "bf16shim")
+    from .places import Places
+    return Places.of_package().command()
 
 
-def _run_command(args, env=None):
-    """Runs the command; its standard output, or Error with its message."""
+def _setup(base, options):
+    """What enable() sets for its keywords, from the environment base: runenv.Setup."""
+    from . import options as table, runenv
+    from .places import Missing, Places
     try:
-        done = subprocess.run([command()] + list(args), env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, universal_newlines=True)
-    except OSError as e:
-        raise Error(f"cannot run {command()}: {e} (reinstall bf16shim)") from None
-    if done.returncode != 0:
-        raise Error(done.stderr.strip() or f"bf16shim {args[0]} failed ({done.returncode})")
-    return done.stdout
-
-
-def _parse_exports(text):
-    """{name: value} from `bf16shim env`'s lines: export NAME='value'."""
-    import shlex
-    out = {}
-    for line in text.splitlines():
-        words = shlex.split(line)
-        if len(words) == 2 and words[0] == "export" and "=" in words[1]:
-            name, value = words[1].split("=", 1)
-            out[name] = value
-    return out
+        values = table.keywords("enable", options)
+        return runenv.run_setup(Places.of_package(base), values, base, "enable()")
+    except (table.Usage, Missing) as e:
+        raise Error(f"enable(): {e}") from None
 
 
 def environment(base=None, **options):
     """What `bf16shim env` sets for these options (enable()'s keywords), as a dict of the
     variables it changes in base (default: this process's environment)."""
-    unknown = sorted(set(options) - set(_OPTIONS))
-    if unknown:
-        raise TypeError("unknown bf16shim option(s): " + ", ".join(unknown) +
-                        " (known: " + ", ".join(sorted(_OPTIONS)) + ")")
-    args, extra = ["env"], {}
-    for key, value in options.items():
-        if value is None:
-            continue
-        option, variable = _OPTIONS[key]
-        if isinstance(value, bool):
-            value = int(value)
-        if option:
-            args += [option, str(value)]
-        else:
-            extra[variable] = str(value)
-    env = dict(os.environ if base is None else base)
-    changes = _parse_exports(_run_command(args, env))
-    changes.update(extra)
-    return changes
+    from . import runenv
+    base = dict(os.environ if base is None else base)
+    return runenv.changes(base, _setup(base, options).environ)
 
 
 def _mapped():
@@ -129,12 +81,12 @@ def enable(**options):
     tally (default True: counts for report()), and sim / cuda (the simulated CUDA stack).
     The environment is set as `bf16shim run` sets it, so child processes (DataLoader
     workers, torchrun, subprocess) and Triton's ptxas get the full preload.  Does nothing
-    when the library is already loaded.  Raises TooLate when a CUDA library already is,
-    TypeError for unknown keywords, Error when the command refuses a value or the library
-    is missing."""
+    when the library is already loaded.  Raises TypeError for unknown keywords, Error when
+    a value is refused or the library is missing, TooLate when a CUDA library is loaded."""
     options.setdefault("tally", True)
+    base = dict(os.environ)
+    setup = _setup(base, options)  # checks the keywords and values, even when loaded
     if enabled():
-        environment(**options)  # still checks the keywords and values
         return
     late = sorted(p for p in _mapped() if _CUDA_LIBRARY.search(p))
     if late:
@@ -144,19 +96,17 @@ def enable(**options):
             f"before anything loads CUDA (before `import torch`); in a notebook, restart the "
             f"kernel and call it in the first cell, or use a kernel from `bf16shim kernel "
             f"install`; for a script, `python -m bf16shim script.py`.")
-    before = os.environ.get("LD_PRELOAD", "")
-    changes = environment(**options)
-    os.environ.update(changes)
-    lib = os.environ["BF16SHIM_LIB"]
+    from . import runenv
+    os.environ.update(runenv.changes(base, setup.environ))
+    import ctypes
     # The library first, into the global scope (symbols of libraries loaded later resolve to
-    # it), then what --sim preloads, which must come after it to be interposed on.
-    old = set(re.split("[: ]", before))
-    for entry in [lib] + [e for e in re.split("[: ]", changes.get("LD_PRELOAD", ""))
-                          if e and e not in old and not _SHIM_LIBRARY.search("/" + e)]:
+    # it), then what --sim preloads, which must come after it to be interposed on.  By path:
+    # ld.so read LD_PRELOAD and LD_LIBRARY_PATH when the process started.
+    for path in setup.files:
         try:
-            ctypes.CDLL(entry, mode=os.RTLD_GLOBAL | os.RTLD_NOW)
+            ctypes.CDLL(path, mode=os.RTLD_GLOBAL | os.RTLD_NOW)
         except OSError as e:
-            raise Error(f"bf16shim.enable(): cannot load {entry}: {e}") from None
+            raise Error(f"bf16shim.enable(): cannot load {path}: {e}") from None
 
 
 class Report(dict):
@@ -177,12 +127,9 @@ class Report(dict):
 
 
 def _report_module():
-    import importlib.util
-    path = os.path.join(_HERE, "bin", "bf16shim-report.py")
-    spec = importlib.util.spec_from_file_location("bf16shim_report", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from .commands import Command
+    from .places import Places
+    return Command("bf16shim", Places.of_package()).report_module()
 
 
 def report():
@@ -192,6 +139,8 @@ def report():
     lib = _loaded_shim()
     if lib is None:
         raise Error("bf16shim is not loaded in this process: call bf16shim.enable() first")
+    import ctypes
+    import json
     tally = ctypes.CDLL(lib, mode=os.RTLD_NOLOAD).bf16shim_tally
     tally.restype = ctypes.c_long
     tally.argtypes = [ctypes.c_char_p, ctypes.c_size_t]

@@ -1,45 +1,38 @@
 """python -m bf16shim [run options] [--] script.py args...: the same as `bf16shim run --
 python script.py args...`, for people whose scripts folder is not on PATH.  The process
-becomes the command, which becomes Python again (same pid, signals, exit status).
+becomes Python again, with the library preloaded (same pid, signals, exit status).
 Python's own flags go after --: python -m bf16shim --log info -- -m pytest.
 Also the entry point of the pip-installed `bf16shim` command (cli)."""
 import os
 import sys
 
-from . import command
-
-
-def _exec(args):
-    # The command's kernel subcommand works for this Python.
-    os.environ["BF16SHIM_PYTHON"] = sys.executable
-    try:
-        os.execv(command(), [command()] + args)
-    except OSError as e:
-        sys.exit(f"bf16shim: cannot run {command()}: {e} (reinstall bf16shim)")
+from . import commands, options, runenv
+from .places import Missing
 
 
 def cli():
-    """The `bf16shim` command on PATH: the packaged one, with the same arguments."""
-    _exec(sys.argv[1:])
+    """The `bf16shim` command on PATH: the package's command, in this Python."""
+    sys.exit(commands.main(sys.argv[1:], prog=sys.argv[0]))
 
 
 def main(argv):
-    """Every run option takes one value (--mode auto, or --mode=auto)."""
-    options = []
-    while argv and argv[0].startswith("-"):
-        arg = argv.pop(0)
-        if arg == "--":
-            break
-        if arg in ("-h", "--help"):
-            print(__doc__.strip())
-            return 0
-        options.append(arg)
-        if "=" not in arg and argv:
-            options.append(argv.pop(0))
-    if not argv:
-        print("usage: python -m bf16shim [run options] [--] script.py [args...]", file=sys.stderr)
+    """The run options (the table's), then the script and its arguments."""
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
+    cmd = commands.Command("bf16shim", commands.Places.of_package())
+    cmd.sub = "run"
+    try:
+        values, rest = options.parse("run", argv, cmd.name)
+        if not rest:
+            print("usage: python -m bf16shim [run options] [--] script.py [args...]",
+                  file=sys.stderr)
+            return 2
+        setup = runenv.run_setup(cmd.places, values, os.environ, "run")
+    except (options.Usage, Missing) as e:
+        print(f"{cmd.name}: run: {e}", file=sys.stderr)
         return 2
-    _exec(["run"] + options + ["--", sys.executable] + argv)
+    return commands.exec_command(cmd, [sys.executable] + rest, setup.environ)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The documentation matches the code: every field the trace writer emits is described in
 the README's "Trace format" and in the man page's TRACE FORMAT; every variable the library
-reads is in the README's configuration table; the README's Quick start is exactly the two
-commands of a fresh machine; every Markdown document a file cites is in the repository.
+reads is in the README's configuration table; every option of the command's table is in the
+man page, and each of run's beside its variable in the README's table; the README's Quick
+start is exactly the two commands of a fresh machine; every Markdown document a file cites
+is in the repository.
 Usage: docs_test.py SOURCE_ROOT TRACE_TEST"""
 import json
 import os
@@ -62,6 +64,21 @@ def main():
     for name in sorted(names):
         check(f"README configuration lists {name}", f"`{name}`" in config)
 
+    # The options (the table of python/bf16shim/options.py): each of run's beside the variable
+    # it sets in the README's configuration table and in the man page; each keyword of
+    # enable() in the man page.
+    sys.path.insert(0, os.path.join(root, "python"))
+    from bf16shim import options
+    for o in options.options_of("run"):
+        if o.flag and o.variable:
+            check(f"README configuration: `{o.variable}` set by `{o.flag}`",
+                  re.search(rf"^\| `{o.variable}` \| `{o.flag}` \|", config, re.M) is not None)
+        if o.flag:
+            check(f"man page documents {o.flag}", o.flag.replace("-", "\\-") in man)
+    for o in options.options_of("enable"):
+        check(f"man page lists enable()'s keyword {o.keyword}",
+              re.search(rf"^\.BR? {o.keyword}\b", man, re.M) is not None)
+
     # Quick start: the two commands, in this order, and nothing else in the first block.
     quick = section(readme, "Quick start")
     block = re.search(r"```sh\n(.*?)```", quick, re.S)
@@ -69,8 +86,8 @@ def main():
     check("Quick start has exactly the two commands",
           commands == ["./scripts/bf16shim demo", "./scripts/test"], str(commands))
     cited = check_citations(root)
-    print(f"docs: {len(keys)} trace fields, {len(names)} variables, {cited} document "
-          "citations checked")
+    print(f"docs: {len(keys)} trace fields, {len(names)} variables, "
+          f"{len(options.OPTIONS)} options, {cited} document citations checked")
 
 
 def check_citations(root):

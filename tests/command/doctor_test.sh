@@ -14,11 +14,15 @@ cap() {
 	grep -E "^  $1 +" <<<"$out" | head -n 1 | sed -E "s/^  $1 +//"
 }
 
-# The probe's own format: key=value lines only.
+# The probe's own format: one JSON object, the libraries and the devices (tools/probe.c).
 expect_status 0 "probe" "$probe"
 checks=$((checks + 1))
-bad=$(grep -vE '^[a-z0-9_.]+=' <<<"$out")
-[ -z "$bad" ] || fail "probe: lines that are not key=value: $bad"
+python3 -c 'import json, sys
+facts = json.load(sys.stdin)
+assert sorted(facts) == ["cublas", "cublaslt", "devices", "driver", "runtime"], sorted(facts)
+assert all(sorted(facts[k]) == ["error", "lib", "version"] for k in facts if k != "devices")
+assert isinstance(facts["devices"], list)' <<<"$out" ||
+	fail "probe: not one JSON object of libraries and devices: $out"
 expect_status 2 "probe with an argument" "$probe" --verbose
 
 # A machine with no NVIDIA driver (whatever this one has).

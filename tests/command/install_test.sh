@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `meson install`: the library, the command, its helpers and the manual page land in a
 # staging folder, and the installed command finds the installed library and helpers (not
-# the source build's).
+# the source build's); without Python, its run and env are the same.
 # Usage: install_test.sh BUILD_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -57,5 +57,67 @@ ln -s "$cmd" "$stage/linked-bf16shim"
 expect_status 0 "installed command through a symbolic link" \
 	"$stage/linked-bf16shim" run -- sh -c 'printf "%s\n" "$LD_PRELOAD"'
 expect_equal "through a symbolic link" "$out" "$lib"
+
+# Where there is no Python, run and env still work, parsed by the launcher's part generated
+# from the table of options: the same status and output as the command in Python.  A PATH
+# with every program of this machine but Python's.
+nopy=$stage/no-python
+mkdir "$nopy"
+for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+	case ${f##*/} in python*) continue ;; esac
+	[ -e "$nopy/${f##*/}" ] || ln -s "$f" "$nopy/${f##*/}"
+done
+mkdir -p "$stage/My Drive" "$stage/a:b" "$stage/copy"
+for d in "My Drive" "a:b" copy; do cp "$lib" "$stage/$d/libbf16shim.so"; done
+show='printf "%s|%s|%s|%s|%s|%s\n" "$LD_PRELOAD" "${LD_LIBRARY_PATH-unset}" "$BF16SHIM_LIB" \
+	"$TRITON_PTXAS_PATH" "$BF16SHIM_LOWER" "$BF16SHIM_MODE"'
+# same WHAT [NAME=VALUE...] ARGS...: the installed command with and without Python.
+same() {
+	local what=$1 with without status_with status_without
+	local assign=()
+	shift
+	while [[ $1 =~ ^[A-Z_][A-Z0-9_]*= ]]; do assign+=("$1"); shift; done
+	with=$(env "${assign[@]}" "$cmd" "$@" 2>&1 </dev/null)
+	status_with=$?
+	without=$(env "${assign[@]}" PATH="$nopy" "$cmd" "$@" 2>&1 </dev/null)
+	status_without=$?
+	printf '%s -> %s, without Python %s\n' "$what" "$status_with" "$status_without"
+	# The folder of links for a library under a colon is named by a checksum of its path.
+	with=$(sed -E 's|/bf16shim/[0-9]+|/bf16shim/N|g' <<<"$with")
+	without=$(sed -E 's|/bf16shim/[0-9]+|/bf16shim/N|g' <<<"$without")
+	expect_equal "$what: the exit status without Python" "$status_without" "$status_with"
+	expect_equal "$what: the output without Python" "$without" "$with"
+}
+same "env" env
+same "env, every setting" env --mode force --path=fp32 --emulate-sm sm_61 --log info \
+	--log-file "a 'b' c" --trace=t.%p.jsonl
+same "env, bad --mode" env --mode sometimes
+same "env, bad --emulate-sm" env --emulate-sm pascal
+same "env, unknown option" env --frobnicate=1
+same "env, option without value" env --trace
+same "env, a command" env -- true
+same "env, again" LD_PRELOAD="$lib" BF16SHIM_LIB="$lib" env
+same "run" run -- sh -c "$show"
+same "run, settings" run --mode=off --log debug -- sh -c "$show"
+same "run, LD_PRELOAD kept and de-duplicated" LD_PRELOAD="libm.so.6 $lib:libdl.so.2" \
+	run -- sh -c "$show"
+same "run, another copy of the shim dropped" LD_PRELOAD="$stage/copy/libbf16shim.so:libm.so.6" \
+	run -- sh -c "$show"
+same "run, after a run from a folder with a space" LD_PRELOAD="libbf16shim.so libm.so.6" \
+	LD_LIBRARY_PATH="$stage/copy" \
+	run -- sh -c "$show"
+same "run, a space in the library's path" BF16SHIM_LIB="$stage/My Drive/libbf16shim.so" \
+	run -- sh -c "$show"
+same "run, a colon in the library's path" BF16SHIM_LIB="$stage/a:b/libbf16shim.so" \
+	XDG_CACHE_HOME="$stage/cache" run -- sh -c "$show"
+same "run, BF16SHIM_LIB missing" BF16SHIM_LIB=/no/such/libbf16shim.so run -- true
+same "run, exit status" run -- sh -c 'exit 3'
+same "run, no such program" run -- /no/such/program
+same "run, no command" run --log info
+same "run, bad --log" run --log loud -- true
+PATH=$nopy expect_status 2 "run --sim without Python" "$cmd" run --sim sm_61 -- true
+expect_output "run --sim without Python" "^bf16shim: run: --sim needs Python 3 \(python3 not found\)\$"
+PATH=$nopy expect_status 2 "doctor without Python" "$cmd" doctor
+expect_output "doctor without Python" "^bf16shim: doctor: needs Python 3.8 or newer"
 
 finish

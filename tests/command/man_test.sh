@@ -32,9 +32,9 @@ for section in NAME SYNOPSIS DESCRIPTION COMMANDS ENVIRONMENT "TRACE FORMAT" "EX
 	expect_output "section $section" "^$section\$"
 done
 
-# Every subcommand of the dispatcher (the case at the bottom of the script).
-subcommands=$(sed -n '/^case \$cmd in/,/^esac/p' "$root/scripts/bf16shim" | sed 1d |
-	sed -n 's/^\([a-z][a-z]*\)[ )|].*/\1/p' | grep -v '^help$')
+# Every subcommand of the dispatcher (the table at the bottom of the command).
+subcommands=$(sed -n '/^COMMANDS = {/,/^}/p' "$root/python/bf16shim/commands.py" |
+	sed -n 's/^    "\([a-z][a-z]*\)": .*/\1/p' | grep -v '^help$')
 checks=$((checks + 1))
 [ "$(wc -l <<<"$subcommands")" -ge 6 ] || fail "found too few subcommands: $subcommands"
 help=$("$root/scripts/bf16shim" help)
@@ -45,9 +45,10 @@ for c in $subcommands; do
 done
 
 # Every variable read: by the library (quoted names in src/ and its public header), the
-# helpers (tools/), the command and the ptxas wrapper (${BF16SHIM_...}), and the simulator's
-# user-facing ones.
-vars=$( (grep -rhoE '"BF16SHIM_[A-Z_]+"' "$root/src" "$root/include" "$root/tools" | tr -d '"'
+# helpers (tools/), the command (its Python package, quoted; its launcher, ${BF16SHIM_...})
+# and the ptxas wrapper, and the simulator's user-facing ones.
+vars=$( (grep -rhoE '"BF16SHIM_[A-Z_]+"' "$root/src" "$root/include" "$root/tools" \
+		"$root/python/bf16shim" | tr -d '"'
 	grep -ohE '\$\{BF16SHIM_[A-Z_]+' "$root/scripts/bf16shim" "$root/scripts/bf16shim-ptxas" |
 		tr -d '${'
 	echo SIMCUDA_ARCH SIMCUDA_MEM_MB SIMCUDA_FAIL SIMCUDA_LOG SIMCUDA_COMPUTE | tr ' ' '\n'

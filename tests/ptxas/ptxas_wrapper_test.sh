@@ -1,7 +1,8 @@
 #!/bin/bash
 # bf16shim-ptxas, the drop-in ptxas: below sm_80 it lowers bf16 PTX that the real ptxas
 # refuses; at sm_80 and above, and for PTX without bf16, it is the real ptxas untouched
-# (same exit status, same output); both spellings of the target are understood.
+# (same exit status, same output); both spellings of the target are understood; without
+# BF16SHIM_LOWER it lowers through the command's `lower`.
 # Usage: ptxas_wrapper_test.sh WRAPPER LOWER PTX COMMAND
 set -u
 wrapper=$1 lower=$2 ptx=$3 command=$4
@@ -30,6 +31,12 @@ check "wrapper, -arch sm_75" 0 "$wrapper" -arch sm_75 "$ptx" -o "$t/c.cubin"
 # The same through the bf16shim command's subcommands.
 check "bf16shim ptxas" 0 "$command" ptxas --gpu-name sm_75 "$ptx" -o "$t/d.cubin"
 cmp -s "$t/a.cubin" "$t/d.cubin" || { echo "FAIL: bf16shim ptxas gave another cubin"; fail=1; }
+# Without BF16SHIM_LOWER the wrapper lowers through the command beside it, which finds the
+# helper by its one rule (here beside BF16SHIM_LIB: this build's).
+check "wrapper without BF16SHIM_LOWER: the command's lower" 0 env -u BF16SHIM_LOWER \
+	BF16SHIM_LIB="$(dirname "$lower")/../src/libbf16shim.so" "$wrapper" --gpu-name sm_75 "$ptx" \
+	-o "$t/f.cubin"
+cmp -s "$t/a.cubin" "$t/f.cubin" || { echo "FAIL: lowered through the command: another cubin"; fail=1; }
 check "bf16shim lower" 0 "$command" lower "$ptx" -o "$t/low.ptx" --target sm_75
 check "real ptxas takes the lowered file" 0 "$real" --gpu-name sm_75 "$t/low.ptx" -o "$t/e.cubin"
 grep -q 'bf16' "$t/low.ptx" && grep -qE '^[[:space:]]*cvt[.a-z]*\.bf16' "$t/low.ptx" &&

@@ -262,17 +262,23 @@ check(rc == 1 and "sm_61 (GPU 0, NVIDIA GeForce GTX 1080)" in out,
       "default: the GPUs doctor sees", rc, out[:600], err)
 
 # --- doctor's pointer ----------------------------------------------------------------------
-fake = os.path.join(work, "fakebin")
-os.makedirs(fake)
+# The current Python (python3 on PATH, which runs the command): a virtual environment whose
+# site-packages is made a link to the folder each case needs.
+venv = os.path.join(work, "venv")
+subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+venv_site = subprocess.run([os.path.join(venv, "bin", "python3"), "-c",
+                            "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                           check=True, capture_output=True, text=True).stdout.strip()
 
 
 def fake_python(site_dir):
-    with open(os.path.join(fake, "python3"), "w") as f:
-        f.write("#!/bin/sh\necho '%s'\n" % site_dir)
-    os.chmod(os.path.join(fake, "python3"), 0o755)
+    shutil.rmtree(venv_site, ignore_errors=True)
+    if os.path.lexists(venv_site):
+        os.remove(venv_site)
+    os.symlink(site_dir, venv_site)
 
 
-path_env = {"PATH": fake + ":" + os.environ["PATH"]}
+path_env = {"PATH": os.path.join(venv, "bin") + ":" + os.environ["PATH"]}
 empty = os.path.join(work, "empty-site")
 os.makedirs(empty)
 fake_python(empty)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "scan.h"
 
 struct package {
@@ -227,20 +228,6 @@ void report_text(const struct scan *s, double seconds)
 }
 
 /* ------------------------------------------------------------------------ JSON */
-
-static void json_string(const char *v)
-{
-	putchar('"');
-	for (const unsigned char *p = (const unsigned char *)v; p && *p; p++) {
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p < 0x20)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	}
-	putchar('"');
-}
 
 static void json_counts(const int *n)
 {

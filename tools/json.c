@@ -1,0 +1,18 @@
+/* JSON strings on standard output (json.h). */
+#include <stdio.h>
+
+#include "json.h"
+
+void json_string(const char *v)
+{
+	putchar('"');
+	for (const unsigned char *p = (const unsigned char *)v; p && *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}

@@ -1,0 +1,9 @@
+/* JSON on standard output, for the helpers whose output the command reads (bf16shim-probe,
+ * bf16shim-scan --json). */
+#ifndef BF16SHIM_TOOLS_JSON_H
+#define BF16SHIM_TOOLS_JSON_H
+
+/* Prints v as a JSON string, quoted and escaped; NULL as an empty string. */
+void json_string(const char *v);
+
+#endif
