@@ -22,7 +22,7 @@ static int needs_more_than(const char *text, size_t len, int target)
 	ptxl_statements_init(&S, text, len);
 	while (ptxl_next_statement(&S, &st))
 		if (st.kind == ST_INSN && !ptxl_insn_parse(&I, text + st.start, st.end - st.start) &&
-		    ptxl_rule_match(&I, &(lctx){ target, NULL, 0 }, &m) != MATCH_NONE)
+		    ptxl_rule_match(&I, &(lctx){ target, NULL, 0, NULL }, &m) != MATCH_NONE)
 			return 1;
 	return 0;
 }

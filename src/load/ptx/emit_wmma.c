@@ -318,3 +318,21 @@ int ptxl_wmma_prescan(const char *in, size_t len, int target, uint8_t **flags)
 	free(I);
 	return nfunc;
 }
+
+void ptxl_wmma_helper_sizes(const hkey *k, int n[HP_COUNT])
+{
+	(void)k;
+	memset(n, 0, HP_COUNT * sizeof(int));
+}
+
+int ptxl_wmma_helper_body(iseq *S, const hkey *k, const iarg *const op[HP_COUNT])
+{
+	(void)S, (void)k, (void)op;
+	return -1;
+}
+
+void ptxl_wmma_helper_name(const hkey *k, char *out, size_t cap)
+{
+	(void)k;
+	snprintf(out, cap, "wmma");
+}

@@ -75,16 +75,36 @@ typedef struct paddr {
 /* "[%rd4+16]", "[smem]", "[%r2+-8]", "[64]"; -1 if op is not a memory operand. */
 int ptxl_addr_parse(const char *op, paddr *A);
 
+/* ---- helpers.c: device functions the lowered text calls (one per form and module) ---- */
+enum { HK_MMA, HK_WMMA, HK_MMA_SP };
+enum { HP_A, HP_B, HP_C, HP_E, HP_D, HP_COUNT };   /* a helper's operands (e: mma.sp metadata) */
+
+typedef struct hkey {
+	uint8_t kind, target;
+	uint8_t et, k, cf16, df16;   /* the product: element type, K, f16 C and D */
+	uint8_t m, n, alay, blay;    /* wmma: shape and layouts of A and B */
+	uint8_t sel;                 /* mma.sp: the sparsity selector */
+} hkey;
+
+#define HELPERS_MAX 64
+typedef struct ptxl_helpers {
+	hkey key[HELPERS_MAX];
+	char name[HELPERS_MAX][64];
+	int n;
+	char prefix[16];             /* a function-name prefix no identifier of the input has */
+} ptxl_helpers;
+
 /* What a rewrite may know beyond its instruction. */
 typedef struct lctx {
 	int target;            /* the sm the output is for */
 	const regtab *regs;    /* the enclosing function's registers */
 	int wmma_explicit;     /* the function's wmma use the layout of emit_wmma.c */
+	ptxl_helpers *helpers; /* the helpers the output calls so far */
 } lctx;
 
 /* ---- ir.c: the instruction list a rule builds, and its printer ---- */
 enum { IA_NONE, IA_R, IA_H, IA_D, IA_P, IA_IMM, IA_OPND, IA_VEC, IA_OVEC, IA_TVEC, IA_MEM,
-       IA_OMEM, IA_OBASE, IA_LABEL, IA_TEXT };
+       IA_OMEM, IA_OBASE, IA_LABEL, IA_TEXT, IA_LIST };
 
 /* One argument:
  *   IA_R/H/D/P  temporary i (.b32, .b16, .b64, .pred)
@@ -98,7 +118,8 @@ enum { IA_NONE, IA_R, IA_H, IA_D, IA_P, IA_IMM, IA_OPND, IA_VEC, IA_OVEC, IA_TVE
  *   IA_OMEM     the original's memory operand i with v (signed) added to its offset
  *   IA_OBASE    the register or variable of the original's memory operand i
  *   IA_LABEL    label v of the block
- *   IA_TEXT     the static string at v ("%laneid") */
+ *   IA_TEXT     the static string at v ("%laneid")
+ *   IA_LIST     "{x, y, ...}": v registers of the block's list i (ptxl_ir_anylist) */
 typedef struct iarg {
 	uint8_t k;
 	uint8_t part;
@@ -109,6 +130,8 @@ typedef struct iarg {
 #define IR_MAX_INSNS 2048
 #define IR_MAX_ARGS 6
 #define IR_MAX_TEMPS 4000        /* per kind */
+#define IR_MAX_LISTS 64
+#define IR_LIST_LEN 8
 
 typedef struct iinsn {
 	char op[64];             /* mnemonic, e.g. "fma.rz.f32"; "" for a label */
@@ -126,6 +149,8 @@ typedef struct iseq {
 	int nlabels;             /* labels made (a block with labels branches) */
 	int npred;               /* instructions with a predicate of their own */
 	int overflow;            /* a bound was hit: the sequence is unusable */
+	iarg list[IR_MAX_LISTS][IR_LIST_LEN];   /* operand lists of any registers (IA_LIST) */
+	int nlists;
 } iseq;
 
 void ptxl_ir_init(iseq *S);
@@ -156,6 +181,8 @@ static inline iarg ir_el(iarg first, int j)
 /* n elements of a list of registers as one operand list "{...}" when they are consecutive
  * temporaries or consecutive elements of one of the original's operands; IA_NONE if not. */
 iarg ptxl_ir_list(const iarg *regs, int n);
+/* "{x, y, ...}" of any n registers (a register may repeat): a list of the block. */
+iarg ptxl_ir_anylist(iseq *S, const iarg *regs, int n);
 /* "{first, ..., first+n-1}" */
 static inline iarg ir_tvec(iarg first, int n)
 {
@@ -301,8 +328,51 @@ typedef struct mfrag {
 } mfrag;
 int ptxl_mma_build(iseq *S, const mfrag *F, int target);
 
+/* The f32 values of register x (two bf16/f16 halves, low first, or one tf32); C as f32
+ * values; D from f32 values (rounded to f16 pairs for an f16 D). */
+void ptxl_mma_unpack(iseq *S, int et, iarg x, iarg v[2]);
+void ptxl_mma_load_c(iseq *S, const mfrag *F, iarg c[4]);
+void ptxl_mma_store_d(iseq *S, const mfrag *F, const iarg *val);
+
+/* ---- emit_mma_tc.c: D = A * B + C of f16 fragments (F->et == ET_F16, K 8 or 16) on the
+ * tensor cores of target (sm_70 or sm_75) ---- */
+void ptxl_tc_product(iseq *S, const mfrag *F, int target);
+
+/* ---- emit_mma_exact.c: .bf16/.tf32 fragments as f16 fragments of the same values ---- */
+/* Registers of A (*na) and B (*nb); elements per register. */
+int ptxl_mma_exact_elems(const mfrag *F, int *na, int *nb);
+/* v[r][j]: the f32 value of element j of register r (A's registers, then B's). */
+void ptxl_mma_exact_values(iseq *S, const mfrag *F, iarg v[12][2]);
+/* The values as they are into f16 fragments fa, fb; ok: every one was exact. */
+void ptxl_mma_f16_exact(iseq *S, const mfrag *F, iarg v[12][2], iarg fa, iarg fb, iarg ok);
+/* The same with rows of A and columns of B scaled by powers of two; factor[i]: what D's
+ * element i is to be multiplied by. */
+void ptxl_mma_f16_scaled(iseq *S, const mfrag *F, iarg v[12][2], iarg fa, iarg fb, iarg ok,
+			 iarg factor[4]);
+
 /* mma.sync.aligned.m16n8kK.row.col.D.A.B.C with K/types this pass lowers: 0 and *f set. */
 typedef struct mform { int et, k, cf16, df16; } mform;
 int ptxl_mma_form(const pinst *I, mform *f);
+
+/* ---- helpers.c ---- */
+/* The name of the helper for k (kept for the rest of the pass), NULL when there are too
+ * many helpers already. */
+const char *ptxl_helper_use(ptxl_helpers *H, const hkey *k);
+/* A call of helper name (its key k): the operands' registers in op[HP_*] (lists of
+ * consecutive temporaries or of one original operand's elements); D's writes are guarded. */
+int ptxl_helper_call(iseq *S, const char *name, const hkey *k, const iarg *const op[HP_COUNT]);
+/* The definitions of every helper in H, malloc'd; 0 or a PTX_LOWER_E* status. */
+int ptxl_helpers_text(const ptxl_helpers *H, char **out, size_t *len);
+/* Each kind's registers per operand, body (op: the registers loaded from the params, D's
+ * to write) and name (emit_mma.c, emit_wmma.c, emit_mma_sp.c). */
+void ptxl_mma_helper_sizes(const hkey *k, int n[HP_COUNT]);
+int ptxl_mma_helper_body(iseq *S, const hkey *k, const iarg *const op[HP_COUNT]);
+void ptxl_mma_helper_name(const hkey *k, char *out, size_t cap);
+void ptxl_wmma_helper_sizes(const hkey *k, int n[HP_COUNT]);
+int ptxl_wmma_helper_body(iseq *S, const hkey *k, const iarg *const op[HP_COUNT]);
+void ptxl_wmma_helper_name(const hkey *k, char *out, size_t cap);
+void ptxl_mma_sp_helper_sizes(const hkey *k, int n[HP_COUNT]);
+int ptxl_mma_sp_helper_body(iseq *S, const hkey *k, const iarg *const op[HP_COUNT]);
+void ptxl_mma_sp_helper_name(const hkey *k, char *out, size_t cap);
 
 #endif
