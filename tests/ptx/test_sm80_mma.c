@@ -236,7 +236,8 @@ typedef struct data {
 	int *kind;
 } data;
 
-/* Matrices of the given kinds (kind < 0: warp w gets kind w % NKIND) and their fragments. */
+/* Matrices of the given kinds (kind < 0: warp w gets kind w % NKIND; NKIND + s: data set s
+ * of operands.c) and their fragments. */
 static void fill(const form *f, data *D, int kind, uint64_t seed)
 {
 	int e = per_reg(f), nc = f->cf16 ? 2 : 4;
@@ -245,17 +246,21 @@ static void fill(const form *f, data *D, int kind, uint64_t seed)
 		double *A = D->A + w * 16 * f->k, *B = D->B + w * f->k * 8, *C = D->C + w * 128;
 		uint32_t abits[16][16], bbits[16][8], cbits[16][8];
 		D->kind[w] = kd;
+		int set = kd - NKIND;
 		for (int i = 0; i < 16 * f->k; i++) {
-			abits[i / f->k][i % f->k] = make(f->et, kd, &seed);
+			abits[i / f->k][i % f->k] = set >= 0 ? from_double(f->et, sm80_operand(set, 0, i / f->k,
+							       i % f->k, 16, &seed)) : make(f->et, kd, &seed);
 			A[i] = elem_value(f->et, abits[i / f->k][i % f->k]);
 		}
 		for (int i = 0; i < 8 * f->k; i++) {
-			bbits[i / 8][i % 8] = make(f->et, kd, &seed);
+			bbits[i / 8][i % 8] = set >= 0 ? from_double(f->et, sm80_operand(set, 1, i / 8, i % 8,
+							     f->k, &seed)) : make(f->et, kd, &seed);
 			B[i] = elem_value(f->et, bbits[i / 8][i % 8]);
 		}
 		for (int i = 0; i < 128; i++) {
 			uint64_t r = sim_rng(&seed);
 			double c = kd == KIND_EXACT ? (double)((int)(r % 257) - 128) / 8
+				   : set >= 0 ? (double)(float)sm80_operand(set, 2, i / 8, i % 8, 16, &seed)
 				   : (double)(float)((double)(int64_t)r / 0x1p63 * 4);
 			if (kd == KIND_SPECIAL && r % 7 == 0)
 				c = elem_value(f->cf16 ? 0 : 2, special(f->cf16 ? 0 : 2, r >> 12) & ~0x1fffu);
@@ -333,21 +338,53 @@ static uint64_t run_check(const form *f, const char *text, int sm, data *D, uint
 	return R.instructions;
 }
 
-int test_sm80_mma(int argc, char **argv)
+static const int targets[] = { 80, 75, 70, 61 };
+
+static void data_alloc(data *D)
 {
-	(void)argc, (void)argv;
-	static const int targets[] = { 80, 75, 70, 61 };
+	D->fa = calloc((size_t)WARPS * 32 * 4, 4);
+	D->fb = calloc((size_t)WARPS * 32 * 2, 4);
+	D->fc = calloc((size_t)WARPS * 32 * 4, 4);
+	D->A = calloc((size_t)WARPS * 16 * 16, sizeof(double));
+	D->B = calloc((size_t)WARPS * 16 * 8, sizeof(double));
+	D->C = calloc((size_t)WARPS * 128, sizeof(double));
+	D->kind = calloc(WARPS, sizeof(int));
+}
+
+static void data_free(data *D)
+{
+	free(D->fa), free(D->fb), free(D->fc), free(D->A), free(D->B), free(D->C), free(D->kind);
+}
+
+void bench_sm80_mma(sm80_bench_fn add)
+{
+	uint32_t *out = calloc((size_t)WARPS * 32 * 4, 4);
 	for (size_t fi = 0; fi < sizeof(forms) / sizeof(forms[0]); fi++) {
 		const form *f = &forms[fi];
 		char *text = kernel_text(f);
 		data D;
-		D.fa = calloc((size_t)WARPS * 32 * 4, 4);
-		D.fb = calloc((size_t)WARPS * 32 * 2, 4);
-		D.fc = calloc((size_t)WARPS * 32 * 4, 4);
-		D.A = calloc((size_t)WARPS * 16 * 16, sizeof(double));
-		D.B = calloc((size_t)WARPS * 16 * 8, sizeof(double));
-		D.C = calloc((size_t)WARPS * 128, sizeof(double));
-		D.kind = calloc(WARPS, sizeof(int));
+		data_alloc(&D);
+		for (int set = 0; set < SM80_OPERAND_SETS; set++) {
+			uint64_t instr[4];
+			fill(f, &D, NKIND + set, 3000 + 10 * fi + (size_t)set);
+			for (int t = 0; t < 4; t++)
+				instr[t] = run_check(f, text, targets[t], &D, out);
+			add("mma", f->name, sm80_operand_sets[set], instr);
+		}
+		data_free(&D);
+		free(text);
+	}
+	free(out);
+}
+
+int test_sm80_mma(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	for (size_t fi = 0; fi < sizeof(forms) / sizeof(forms[0]); fi++) {
+		const form *f = &forms[fi];
+		char *text = kernel_text(f);
+		data D;
+		data_alloc(&D);
 		uint32_t *out[4];
 		fill(f, &D, -1, 1000 + fi);
 		for (int t = 0; t < 4; t++) {
@@ -378,7 +415,7 @@ int test_sm80_mma(int argc, char **argv)
 		}
 		for (int t = 0; t < 4; t++)
 			free(out[t]);
-		free(D.fa), free(D.fb), free(D.fc), free(D.A), free(D.B), free(D.C), free(D.kind);
+		data_free(&D);
 		free(text);
 	}
 	return 0;

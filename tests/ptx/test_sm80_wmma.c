@@ -362,6 +362,66 @@ static void nvcc_kernels(const char *dir, data *D)
 	}
 }
 
+/* Data set `set` of operands.c in every warp's matrices, each element at its place in its
+ * matrix (the padding a stride leaves gets values too: it must not be read). */
+static void fill_set(const wcase *c, data *D, int set, uint64_t seed)
+{
+	geom G = geometry(c);
+	for (int w = 0; w < WARPS; w++) {
+		uint16_t *A = (uint16_t *)(D->a + (size_t)w * REGION), *B = (uint16_t *)(D->b + (size_t)w * REGION);
+		float *C = (float *)(D->c + (size_t)w * REGION);
+		D->kind[w] = NKIND + set;
+		for (int i = 0; i < REGION / 2; i++) {
+			int ai = c->acol ? i % G.lda : i / G.lda, aj = c->acol ? i / G.lda : i % G.lda;
+			int bi = c->bcol ? i % G.ldb : i / G.ldb, bj = c->bcol ? i / G.ldb : i % G.ldb;
+			A[i] = bf16_of(sm80_operand(set, 0, ai, aj, c->m, &seed));
+			B[i] = bf16_of(sm80_operand(set, 1, bi, bj, c->k, &seed));
+		}
+		for (int i = 0; i < REGION / 4; i++)
+			C[i] = (float)sm80_operand(set, 2, 0, 0, c->m, &seed);
+	}
+}
+
+void bench_sm80_wmma(sm80_bench_fn add)
+{
+	data D;
+	D.a = malloc((size_t)WARPS * REGION);
+	D.b = malloc((size_t)WARPS * REGION);
+	D.c = malloc((size_t)WARPS * REGION);
+	for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+		const wcase *c = &cases[ci];
+		char *text = kernel_text(c), name[96];
+		snprintf(name, sizeof(name), "m%dn%dk%d a.%s b.%s c.%s %s%s", c->m, c->n, c->k,
+			 c->acol ? "col" : "row", c->bcol ? "col" : "row", c->ccol ? "col" : "row",
+			 c->space == SP_SHARED ? "shared" : c->space == SP_GLOBAL ? "global" : "generic",
+			 c->strided ? " strided" : "");
+		for (int set = 0; set < SM80_OPERAND_SETS; set++) {
+			uint8_t *out[4];
+			void *outs[4][8] = { { 0 } };
+			uint64_t instr[4];
+			fill_set(c, &D, set, 4000 + 10 * ci + (size_t)set);
+			sarg args[4] = {
+				{ (size_t)WARPS * REGION, D.a, NULL, 0 }, { (size_t)WARPS * REGION, D.b, NULL, 0 },
+				{ (size_t)WARPS * REGION, D.c, NULL, 0 }, { (size_t)WARPS * REGION, D.c, NULL, 0 },
+			};
+			srun R = { .kernel = "wmma_test", .grid = WARPS, .block = 32, .args = args, .nargs = 4 };
+			for (int t = 0; t < 4; t++) {
+				out[t] = calloc((size_t)WARPS, REGION);
+				outs[t][3] = out[t];
+			}
+			if (!sm80_run_all(text, &R, outs, instr)) {
+				for (int t = 0; t < 4; t++)
+					check(c, &D, out[t], NULL, t ? sm80_targets[t - 1] : 80, WARPS);
+				add("wmma", name, sm80_operand_sets[set], instr);
+			}
+			for (int t = 0; t < 4; t++)
+				free(out[t]);
+		}
+		free(text);
+	}
+	free(D.a), free(D.b), free(D.c);
+}
+
 /*   usage: ptx_lower_sm80 wmma [KERNELS_DIR]: with tests/simcuda/kernels, nvcc's kernels too */
 int test_sm80_wmma(int argc, char **argv)
 {
