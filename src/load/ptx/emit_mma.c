@@ -25,6 +25,7 @@
  * overflow where the tensor cores' block sums do not); an f16 D is the f32 result rounded
  * to nearest even, as on the tensor cores. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lower_internal.h"
@@ -74,7 +75,7 @@ void ptxl_mma_store_d(iseq *S, const mfrag *F, const iarg *val)
 }
 
 /* The FMA path: D = C + sum over k of A(row, k) B(k, col), in k order. */
-static void fma_path(iseq *S, const mfrag *F)
+void ptxl_mma_fma(iseq *S, const mfrag *F)
 {
 	int e = F->et == ET_TF32 ? 1 : 2, na = F->k / (2 * e), nb = F->k / (4 * e);
 	int rows = F->half_rows ? 1 : 2;
@@ -155,7 +156,7 @@ static mfrag f16_frag(const mfrag *F, iarg fa, iarg fb)
 int ptxl_mma_build(iseq *S, const mfrag *F, int target)
 {
 	if (target < 70) {
-		fma_path(S, F);
+		ptxl_mma_fma(S, F);
 		return 0;
 	}
 	if (F->et == ET_F16) {
@@ -164,17 +165,25 @@ int ptxl_mma_build(iseq *S, const mfrag *F, int target)
 	}
 	int steps = F->et == ET_BF16 ? F->k / 8 : 1, rows = F->half_rows ? 1 : 2;
 	iarg fa = ptxl_ir_temps(S, IA_R, 2 * steps), fb = ptxl_ir_temps(S, IA_R, steps);
-	iarg ok = ir_p(S), all = ir_p(S), v[12][2], factor[4];
+	iarg ok = ir_p(S), all = ir_p(S), factor[4];
 	iarg scaled = ptxl_ir_label(S), slow = ptxl_ir_label(S), done = ptxl_ir_label(S);
+	static const int row[4] = { 0, 0, 1, 1 }, col[4] = { 2, 2, 2, 2 };
 	mfrag G = f16_frag(F, fa, fb);
-	ptxl_mma_exact_values(S, F, v);
-	ptxl_mma_f16_exact(S, F, v, fa, fb, ok);
+	xfrag *X = calloc(1, sizeof(*X));
+	if (!X)
+		return -1;
+	ptxl_mma_xfrag(S, F, X);
+	ptxl_xfrag_exact(S, X, ok);
+	ptxl_mma_xfrag_pack(S, F, X, fa, fb);
 	E(S, "vote.sync.all.pred", all, ok, ALL);
 	EN(S, all, "bra.uni", scaled);
 	ptxl_tc_product(S, &G, target);
 	E(S, "bra.uni", done);
 	ptxl_ir_place(S, scaled);
-	ptxl_mma_f16_scaled(S, F, v, fa, fb, ok, factor);
+	ptxl_xfrag_scaled(S, X, ok);
+	ptxl_mma_xfrag_pack(S, F, X, fa, fb);
+	ptxl_xfrag_factors(S, X, row, col, 2 * rows, factor);
+	free(X);
 	E(S, "vote.sync.all.pred", all, ok, ALL);
 	EN(S, all, "bra.uni", slow);
 	/* P from a zero accumulator, then D = C + 2^-(alpha + beta) P, one rounding */
@@ -191,7 +200,7 @@ int ptxl_mma_build(iseq *S, const mfrag *F, int target)
 		ptxl_ir_emit(S, F->dguard, "fma.rn.f32", (iarg[]){ F->d[i], ir_el(p, i), factor[i], F->c[i] }, 4);
 	E(S, "bra.uni", done);
 	ptxl_ir_place(S, slow);
-	fma_path(S, F);
+	ptxl_mma_fma(S, F);
 	ptxl_ir_place(S, done);
 	return 0;
 }

@@ -1,18 +1,19 @@
-/* emit_mma_exact.c: .bf16 and .tf32 mma fragments as f16 fragments that hold exactly the
- * same values, for the f16 tensor cores of sm_70 and sm_75 (emit_mma_tc.c).
+/* emit_mma_exact.c: .bf16 and .tf32 fragments (of mma, and of this pass's wmma) as f16
+ * values that are exactly the same, for the f16 tensor cores of sm_70 and sm_75.
  *
  * An f16 holds a bf16 or tf32 value exactly when the value is zero or its magnitude lies
  * in [2^-17, 65504] with no more significant bits than the f16 keeps there (bf16's 8 always
- * fit above 2^-17; tf32's 11 above 2^-14): f16_exact converts each element as it is and
- * checks it by converting back (one vote for the warp).  Where that fails, as for a softmax
- * row whose smallest entries are far below 2^-17, f16_scaled scales each row of A and each
- * column of B by a power of two, 2^alpha and 2^beta, that brings its largest magnitude into
- * [2^15, 2^16): the same check then holds for every element within 2^32 of its row's or
- * column's largest, the f16 products are exact as before, and D = C + 2^-(alpha + beta) P,
- * with P the product from a zero accumulator, one fma per element (the README's argument for
- * the GEMM path's first slice, here without a second: where the check fails the FMA path
- * computes the product).  Rows and columns belong to a lane's group of four (rows g and
- * g + 8 of A, column g of B), so two butterfly steps give their largest magnitudes.
+ * fit above 2^-17; tf32's 11 above 2^-14): ptxl_xfrag_exact converts each element as it is
+ * and checks it by converting back (one vote for the warp).  Where that fails, as for a
+ * softmax row whose smallest entries are far below 2^-17, ptxl_xfrag_scaled scales each row
+ * of A and each column of B by a power of two, 2^alpha and 2^beta, that brings its largest
+ * magnitude into [2^15, 2^16): the same check then holds for every element within 2^32 of
+ * its row's or column's largest, the f16 products are exact as before, and
+ * D = C + 2^-(alpha + beta) P, with P the product from a zero accumulator, one fma per
+ * element (the README's argument for the GEMM path's first slice, here without a second:
+ * where the check fails the FMA path computes the product).  A row of A (rows g and g + 8
+ * of each tile) or a column of B (column g of each tile) belongs to a lane's group of four,
+ * so two butterfly steps give its largest magnitude.
  *
  * alpha and beta stay in [-16, 63]: 2^-(alpha + beta) is a normal f32, and v 2^alpha never
  * underflows f32 to zero for a nonzero bf16 or tf32 v (so the check cannot pass a value the
@@ -22,6 +23,16 @@
 #include "lower_internal.h"
 
 #define ALL ir_imm(0xffffffffu)
+
+void ptxl_xfrag_add(xfrag *X, iseq *S, int et, iarg reg, int scale)
+{
+	iarg v[2];
+	ptxl_mma_unpack(S, et, reg, v);
+	for (int j = 0; j < (et == ET_TF32 ? 1 : 2) && X->n < XFRAG_MAX; j++) {
+		X->v[X->n] = v[j];
+		X->scale[X->n++] = (uint8_t)scale;
+	}
+}
 
 /* v -> f16 in h; ok &= (v is exactly that f16).  first: ok is set, not and-ed. */
 static void to_f16_exact(iseq *S, iarg v, iarg h, iarg ok, int first)
@@ -35,58 +46,12 @@ static void to_f16_exact(iseq *S, iarg v, iarg h, iarg ok, int first)
 		E(S, "setp.eq.and.f32", ok, back, v, ok);
 }
 
-int ptxl_mma_exact_elems(const mfrag *F, int *na, int *nb)
+void ptxl_xfrag_exact(iseq *S, xfrag *X, iarg ok)
 {
-	*na = F->et == ET_TF32 ? F->k / 2 : F->k / 4;
-	*nb = F->et == ET_TF32 ? F->k / 4 : F->k / 8;
-	return F->et == ET_TF32 ? 1 : 2;
-}
-
-void ptxl_mma_exact_values(iseq *S, const mfrag *F, iarg v[12][2])
-{
-	int na, nb;
-	ptxl_mma_exact_elems(F, &na, &nb);
-	for (int r = 0; r < na + nb; r++)
-		ptxl_mma_unpack(S, F->et, r < na ? F->a[r] : F->b[r - na], v[r]);
-}
-
-/* The f16 values h[r][j] of element j of register r (A's then B's) into the f16x2
- * fragments of an m16n8k8/k16 product: A pairs fa, fa+1 (fa+2, fa+3 for a second step), B fb
- * (fb+1).  .tf32 m16n8k8 reorders k: A registers 0 and 2 make the first f16x2, 1 and 3 the
- * second, B 0 and 1 one (columns t and t + 4 become 2t and 2t + 1 on both sides, which
- * leaves the sum over k unchanged); m16n8k4 likewise, with zeros in the odd columns. */
-static void pack(iseq *S, const mfrag *F, iarg h[12][2], iarg fa, iarg fb)
-{
-	int na, nb;
-	ptxl_mma_exact_elems(F, &na, &nb);
-	if (F->et != ET_TF32) {
-		for (int r = 0; r < na + nb; r++) {
-			iarg dst = r < na ? ir_el(fa, r) : ir_el(fb, r - na);
-			E(S, "mov.b32", dst, ptxl_ir_anylist(S, h[r], 2));
-		}
-		return;
+	for (int e = 0; e < X->n; e++) {
+		X->h[e] = ir_h(S);
+		to_f16_exact(S, X->v[e], X->h[e], ok, e == 0);
 	}
-	iarg zero = ir_h(S);
-	if (F->k == 4)
-		E(S, "mov.b16", zero, ir_imm(0));
-	for (int q = 0; q < 3; q++) {   /* A pairs 0, 1; B */
-		iarg lo = q < 2 ? h[q][0] : h[na][0];
-		iarg hi = F->k == 4 ? zero : q < 2 ? h[q + 2][0] : h[na + 1][0];
-		E(S, "mov.b32", q < 2 ? ir_el(fa, q) : fb, ptxl_ir_anylist(S, (iarg[]){ lo, hi }, 2));
-	}
-}
-
-void ptxl_mma_f16_exact(iseq *S, const mfrag *F, iarg v[12][2], iarg fa, iarg fb, iarg ok)
-{
-	int na, nb, e = ptxl_mma_exact_elems(F, &na, &nb), first = 1;
-	iarg h[12][2];
-	for (int r = 0; r < na + nb; r++)
-		for (int j = 0; j < e; j++) {
-			h[r][j] = ir_h(S);
-			to_f16_exact(S, v[r][j], h[r][j], ok, first);
-			first = 0;
-		}
-	pack(S, F, h, fa, fb);
 }
 
 /* Largest magnitude over the group of four of m (bits of f32 magnitudes shifted left by one,
@@ -105,70 +70,115 @@ static iarg group_exponent(iseq *S, iarg m)
 	return m;
 }
 
-/* 2^alpha for exponent x: f32 bits (269 - x) << 23. */
-static iarg scale_of(iseq *S, iarg x)
+void ptxl_xfrag_scaled(iseq *S, xfrag *X, iarg ok)
 {
-	iarg s = ir_r(S);
-	E(S, "sub.s32", s, ir_imm(269), x);
-	E(S, "shl.b32", s, s, ir_imm(23));
-	return s;
+	iarg mag[XFRAG_SCALES], sc[XFRAG_SCALES];
+	int seen[XFRAG_SCALES] = { 0 }, first = 1;
+	for (int e = 0; e < X->n; e++) {
+		int q = X->scale[e];
+		iarg m = seen[q] ? ir_r(S) : (mag[q] = ir_r(S));
+		E(S, "shl.b32", m, X->v[e], ir_imm(1));
+		if (seen[q])
+			E(S, "max.u32", mag[q], mag[q], m);
+		seen[q] = 1;
+	}
+	for (int q = 0; q < XFRAG_SCALES; q++) {
+		if (!seen[q])
+			continue;
+		X->x[q] = group_exponent(S, mag[q]);
+		sc[q] = ir_r(S);   /* 2^alpha: f32 bits (269 - x) << 23 */
+		E(S, "sub.s32", sc[q], ir_imm(269), X->x[q]);
+		E(S, "shl.b32", sc[q], sc[q], ir_imm(23));
+	}
+	for (int e = 0; e < X->n; e++) {
+		iarg s = ir_r(S);
+		X->h[e] = ir_h(S);
+		E(S, "mul.f32", s, X->v[e], sc[X->scale[e]]);
+		to_f16_exact(S, s, X->h[e], ok, first);
+		first = 0;
+	}
 }
 
-void ptxl_mma_f16_scaled(iseq *S, const mfrag *F, iarg v[12][2], iarg fa, iarg fb, iarg ok,
-			 iarg factor[4])
+void ptxl_xfrag_factors(iseq *S, const xfrag *X, const int *row, const int *col, int n,
+			iarg *factor)
 {
-	int na, nb, e = ptxl_mma_exact_elems(F, &na, &nb), first = 1;
-	int rows = F->half_rows ? 1 : 2;
-	iarg mag[3] = { ir_r(S), ir_r(S), ir_r(S) };   /* rows g, g + 8; column g */
-	int seen[3] = { 0, 0, 0 };
-	for (int r = 0; r < na + nb; r++)
-		for (int j = 0; j < e; j++) {
-			int which = r < na ? r % 2 : 2;
-			if (which == 1 && rows == 1)
-				continue;
-			iarg m = seen[which] ? ir_r(S) : mag[which];
-			E(S, "shl.b32", m, v[r][j], ir_imm(1));
-			if (seen[which])
-				E(S, "max.u32", mag[which], mag[which], m);
-			seen[which] = 1;
+	iarg lane = ir_r(S), src[2] = { ir_r(S), ir_r(S) }, colx[XFRAG_SCALES][2], base[XFRAG_SCALES];
+	int have_col[XFRAG_SCALES] = { 0 }, have_row[XFRAG_SCALES] = { 0 };
+	/* beta of column 2t + j of a tile lives in group 2t + j: lanes 8t and 8t + 4 */
+	E(S, "mov.u32", lane, ir_text("%laneid"));
+	E(S, "and.b32", src[0], lane, ir_imm(3));
+	E(S, "shl.b32", src[0], src[0], ir_imm(3));
+	E(S, "or.b32", src[1], src[0], ir_imm(4));
+	for (int i = 0; i < n; i++) {
+		int c = col[i], r = row[i];
+		if (!have_col[c]) {
+			for (int j = 0; j < 2; j++) {
+				colx[c][j] = ir_r(S);
+				E(S, "shfl.sync.idx.b32", colx[c][j], X->x[c], src[j], ir_imm(31), ALL);
+			}
+			have_col[c] = 1;
 		}
-	iarg x[3], sc[3];
-	for (int q = 0; q < 3; q++)
-		if (q < rows || q == 2) {
-			x[q] = group_exponent(S, mag[q]);
-			sc[q] = scale_of(S, x[q]);
+		if (!have_row[r]) {   /* 2^-(alpha + beta): bits (x_row + x_col - 157) << 23 */
+			base[r] = ir_r(S);
+			E(S, "sub.s32", base[r], X->x[r], ir_imm(157));
+			have_row[r] = 1;
 		}
-	iarg h[12][2];
-	for (int r = 0; r < na + nb; r++)
-		for (int j = 0; j < e; j++) {
-			int which = r < na ? r % 2 : 2;
-			h[r][j] = ir_h(S);
-			if (which == 1 && rows == 1) {   /* rows 8..15 of m8n32k16: zeros */
-				E(S, "mov.b16", h[r][j], ir_imm(0));
+		factor[i] = ir_r(S);
+		E(S, "add.s32", factor[i], base[r], colx[c][i % 2]);
+		E(S, "shl.b32", factor[i], factor[i], ir_imm(23));
+	}
+}
+
+/* ------------------------------------------------------------ mma's fragments */
+
+/* Registers of A (*na) and B (*nb) of F; elements per register. */
+static int elems(const mfrag *F, int *na, int *nb)
+{
+	*na = F->et == ET_TF32 ? F->k / 2 : F->k / 4;
+	*nb = F->et == ET_TF32 ? F->k / 4 : F->k / 8;
+	return F->et == ET_TF32 ? 1 : 2;
+}
+
+void ptxl_mma_xfrag(iseq *S, const mfrag *F, xfrag *X)
+{
+	int na, nb;
+	elems(F, &na, &nb);
+	X->n = 0;
+	for (int r = 0; r < na; r++)   /* A register r: row g + 8 (r % 2): scale r % 2 */
+		if (!(F->half_rows && r % 2))
+			ptxl_xfrag_add(X, S, F->et, F->a[r], r % 2);
+	for (int r = 0; r < nb; r++)   /* B: column g: scale 2 */
+		ptxl_xfrag_add(X, S, F->et, F->b[r], 2);
+}
+
+/* X's f16 values into the f16x2 fragments of an m16n8k8/k16 product: A pairs fa, fa+1
+ * (fa+2, fa+3 for a second step), B fb (fb+1).  .tf32 m16n8k8 reorders k: A registers 0
+ * and 2 make the first f16x2, 1 and 3 the second, B 0 and 1 one (columns t and t + 4 become
+ * 2t and 2t + 1 on both sides, which leaves the sum over k unchanged); m16n8k4 likewise,
+ * with zeros in the odd columns. */
+void ptxl_mma_xfrag_pack(iseq *S, const mfrag *F, const xfrag *X, iarg fa, iarg fb)
+{
+	int na, nb;
+	elems(F, &na, &nb);
+	if (F->et != ET_TF32) {
+		int e = 0;
+		for (int r = 0; r < na + nb; r++) {
+			iarg dst = r < na ? ir_el(fa, r) : ir_el(fb, r - na);
+			if (r < na && F->half_rows && r % 2) {
+				E(S, "mov.b32", dst, ir_imm(0));
 				continue;
 			}
-			iarg s = ir_r(S);
-			E(S, "mul.f32", s, v[r][j], sc[which]);
-			to_f16_exact(S, s, h[r][j], ok, first);
-			first = 0;
+			E(S, "mov.b32", dst, ptxl_ir_anylist(S, X->h + e, 2));
+			e += 2;
 		}
-	pack(S, F, h, fa, fb);
-	/* D element i (row g + 8 (i / 2), column 2t + i % 2) is scaled by 2^(alpha_row +
-	 * beta_col); beta of column c lives in group c: lanes 8t and 8t + 4. */
-	iarg lane = ir_r(S), src = ir_r(S), col[2] = { ir_r(S), ir_r(S) }, base[2];
-	E(S, "mov.u32", lane, ir_text("%laneid"));
-	E(S, "and.b32", src, lane, ir_imm(3));
-	E(S, "shl.b32", src, src, ir_imm(3));
-	E(S, "shfl.sync.idx.b32", col[0], x[2], src, ir_imm(31), ALL);
-	E(S, "or.b32", src, src, ir_imm(4));
-	E(S, "shfl.sync.idx.b32", col[1], x[2], src, ir_imm(31), ALL);
-	for (int q = 0; q < rows; q++) {   /* 2^-(alpha + beta): bits (x_row + x_col - 157) << 23 */
-		base[q] = ir_r(S);
-		E(S, "sub.s32", base[q], x[q], ir_imm(157));
+		return;
 	}
-	for (int i = 0; i < 2 * rows; i++) {
-		factor[i] = ir_r(S);
-		E(S, "add.s32", factor[i], base[i / 2], col[i % 2]);
-		E(S, "shl.b32", factor[i], factor[i], ir_imm(23));
+	iarg zero = ir_h(S);
+	if (F->k == 4)
+		E(S, "mov.b16", zero, ir_imm(0));
+	for (int q = 0; q < 3; q++) {   /* A pairs 0, 1; B */
+		iarg lo = q < 2 ? X->h[q] : X->h[na];
+		iarg hi = F->k == 4 ? zero : q < 2 ? X->h[q + 2] : X->h[na + 1];
+		E(S, "mov.b32", q < 2 ? ir_el(fa, q) : fb, ptxl_ir_anylist(S, (iarg[]){ lo, hi }, 2));
 	}
 }

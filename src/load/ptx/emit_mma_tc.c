@@ -28,17 +28,20 @@ static const char *mma_f16_op(int f16)
 		   : "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32";
 }
 
-/* An operand list for regs[0..n): as it is when the registers are consecutive, else
- * copied into consecutive temporaries (immediates too: the tensor cores take registers). */
+/* An operand list for regs[0..n): the registers as they are (the tensor cores take
+ * registers: an immediate is copied into a temporary first). */
 static iarg list(iseq *S, const iarg *regs, int n)
 {
-	iarg l = ptxl_ir_list(regs, n);
-	if (l.k != IA_NONE)
-		return l;
-	iarg t = ptxl_ir_temps(S, IA_R, n);
-	for (int j = 0; j < n; j++)
-		E(S, "mov.b32", ir_el(t, j), regs[j]);
-	return ir_tvec(t, n);
+	iarg r[8];
+	for (int j = 0; j < n; j++) {
+		r[j] = regs[j];
+		if (r[j].k == IA_IMM) {
+			iarg t = ir_r(S);
+			E(S, "mov.b32", t, r[j]);
+			r[j] = t;
+		}
+	}
+	return ptxl_ir_anylist(S, r, n);
 }
 
 /* `steps` m16n8k8 products on f16x2 fragments (A: a[2s], a[2s+1]; B: b[s]) from C to D. */
@@ -46,14 +49,14 @@ static void turing(iseq *S, const mfrag *F)
 {
 	int steps = F->k / 8, f16 = F->df16 && steps == 1, rows = F->half_rows ? 1 : 2;
 	int nd = f16 ? 2 : 4;
-	iarg c, d = ptxl_ir_list(F->d, nd), cv[4];
+	iarg c, d = list(S, F->d, nd), cv[4];
 	if (F->cf16 && !f16) {
 		ptxl_mma_load_c(S, F, cv);
 		c = list(S, cv, 4);
 	} else {
 		c = list(S, F->c, nd);
 	}
-	int direct = !F->half_rows && d.k != IA_NONE && F->df16 == f16;
+	int direct = !F->half_rows && F->df16 == f16;
 	for (int s = 0; s < steps; s++) {
 		int final = s == steps - 1;
 		iarg out = final && direct ? d : ir_tvec(ptxl_ir_temps(S, IA_R, nd), nd);

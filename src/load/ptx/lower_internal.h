@@ -312,6 +312,11 @@ int ptxl_build_hint(iseq *S, const pinst *I, const pmods *M);
  * .bf16 wmma and target is below sm_80); returns the number of functions, -1 on ENOMEM. */
 int ptxl_need_wmma(const pinst *I, const lctx *ctx);
 int ptxl_build_wmma(iseq *S, const pinst *I, const pmods *M);
+/* wmma's layout (emit_wmma.c): R row tiles of 16 rows (half: one of 8), Ct column tiles of
+ * 8; the register of tile (T, C)'s accumulator element 2h + j. */
+typedef struct wgeom { int R, Ct, half; } wgeom;
+wgeom ptxl_wmma_geom(int m, int n);
+int ptxl_wmma_dreg(const wgeom *G, int T, int C, int h, int j);
 int ptxl_wmma_prescan(const char *in, size_t len, int target, uint8_t **flags);
 
 /* ---- emit_mma.c: D = A * B + C of the m16n8 mma shapes ---- */
@@ -333,22 +338,39 @@ int ptxl_mma_build(iseq *S, const mfrag *F, int target);
 void ptxl_mma_unpack(iseq *S, int et, iarg x, iarg v[2]);
 void ptxl_mma_load_c(iseq *S, const mfrag *F, iarg c[4]);
 void ptxl_mma_store_d(iseq *S, const mfrag *F, const iarg *val);
+/* The FMA path (emit_mma.c): every target, any element values. */
+void ptxl_mma_fma(iseq *S, const mfrag *F);
 
 /* ---- emit_mma_tc.c: D = A * B + C of f16 fragments (F->et == ET_F16, K 8 or 16) on the
  * tensor cores of target (sm_70 or sm_75) ---- */
 void ptxl_tc_product(iseq *S, const mfrag *F, int target);
 
-/* ---- emit_mma_exact.c: .bf16/.tf32 fragments as f16 fragments of the same values ---- */
-/* Registers of A (*na) and B (*nb); elements per register. */
-int ptxl_mma_exact_elems(const mfrag *F, int *na, int *nb);
-/* v[r][j]: the f32 value of element j of register r (A's registers, then B's). */
-void ptxl_mma_exact_values(iseq *S, const mfrag *F, iarg v[12][2]);
-/* The values as they are into f16 fragments fa, fb; ok: every one was exact. */
-void ptxl_mma_f16_exact(iseq *S, const mfrag *F, iarg v[12][2], iarg fa, iarg fb, iarg ok);
-/* The same with rows of A and columns of B scaled by powers of two; factor[i]: what D's
- * element i is to be multiplied by. */
-void ptxl_mma_f16_scaled(iseq *S, const mfrag *F, iarg v[12][2], iarg fa, iarg fb, iarg ok,
-			 iarg factor[4]);
+/* ---- emit_mma_exact.c: .bf16/.tf32 elements as f16 values that are exactly the same ---- */
+#define XFRAG_MAX 32
+#define XFRAG_SCALES 12
+/* The elements of a product's A and B fragments, each with the row of A or column of B it
+ * belongs to (its scale: one per row of the lane's group, one per column). */
+typedef struct xfrag {
+	int n;
+	iarg v[XFRAG_MAX];             /* f32 values */
+	uint8_t scale[XFRAG_MAX];
+	iarg h[XFRAG_MAX];             /* f16 values (b16 temporaries) */
+	iarg x[XFRAG_SCALES];          /* per scale: the exponent that gives its alpha */
+} xfrag;
+/* Appends the elements of register reg (type et). */
+void ptxl_xfrag_add(xfrag *X, iseq *S, int et, iarg reg, int scale);
+/* Every element as it is; ok: each was exact. */
+void ptxl_xfrag_exact(iseq *S, xfrag *X, iarg ok);
+/* Every element scaled by its row's or column's power of two; ok: each was exact. */
+void ptxl_xfrag_scaled(iseq *S, xfrag *X, iarg ok);
+/* For n elements of D (element i: column 2t + i % 2, row scale row[i], column scale col[i]),
+ * the factor 2^-(alpha + beta) that undoes the scaling. */
+void ptxl_xfrag_factors(iseq *S, const xfrag *X, const int *row, const int *col, int n,
+			iarg *factor);
+/* mma's A and B (scales: 0 row g, 1 row g + 8, 2 column g), and their f16 values into the
+ * f16x2 fragments fa (A) and fb (B) of an m16n8k8/k16 product. */
+void ptxl_mma_xfrag(iseq *S, const mfrag *F, xfrag *X);
+void ptxl_mma_xfrag_pack(iseq *S, const mfrag *F, const xfrag *X, iarg fa, iarg fb);
 
 /* mma.sync.aligned.m16n8kK.row.col.D.A.B.C with K/types this pass lowers: 0 and *f set. */
 typedef struct mform { int et, k, cf16, df16; } mform;
