@@ -36,8 +36,10 @@ typedef void (*sm80_bench_fn)(const char *family, const char *kernel, const char
 void bench_sm80_mma(sm80_bench_fn add);
 void bench_sm80_wmma(sm80_bench_fn add);
 void bench_sm80_mbarrier(sm80_bench_fn add);
+void bench_sm80_mma_sp(sm80_bench_fn add);
 
 int test_sm80_mma(int argc, char **argv);
+int test_sm80_mma_sp(int argc, char **argv);
 int test_sm80_ldmatrix(int argc, char **argv);
 int test_sm80_cp_async(int argc, char **argv);
 int test_sm80_mbarrier(int argc, char **argv);

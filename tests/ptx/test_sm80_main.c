@@ -78,6 +78,7 @@ int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4])
 
 static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "mma", test_sm80_mma },
+	{ "mma_sp", test_sm80_mma_sp },
 	{ "wmma", test_sm80_wmma },
 	{ "ldmatrix", test_sm80_ldmatrix },
 	{ "cp_async", test_sm80_cp_async },
@@ -144,6 +145,7 @@ static int bench(void)
 	bench_sm80_mma(bench_row);
 	bench_sm80_wmma(bench_row);
 	bench_sm80_mbarrier(bench_row);
+	bench_sm80_mma_sp(bench_row);
 	if (test_failures)
 		fprintf(stderr, "ptx_lower_sm80 bench: %d checks FAILED\n", test_failures);
 	return test_failures ? 1 : 0;

@@ -153,6 +153,53 @@ static mfrag f16_frag(const mfrag *F, iarg fa, iarg fb)
 	return G;
 }
 
+/* One product of .bf16/.tf32 fragments through the tiers of emit_mma_exact.c. */
+typedef struct mma_tiers {
+	const mfrag *F;
+	mfrag G;             /* F on the f16 fragments fa, fb */
+	iarg fa, fb;
+	int target;
+} mma_tiers;
+
+static void mma_pack(iseq *S, const xfrag *X, void *ctx)
+{
+	mma_tiers *M = ctx;
+	ptxl_mma_xfrag_pack(S, M->F, X, M->fa, M->fb);
+}
+
+/* sides 0: D = A * B + C on the tensor cores; else P from a zero accumulator, then
+ * D = C + 2^-(alpha + beta) P, one rounding. */
+static void mma_product(iseq *S, const xfrag *X, void *ctx, int sides)
+{
+	mma_tiers *M = ctx;
+	if (!sides) {
+		ptxl_tc_product(S, &M->G, M->target);
+		return;
+	}
+	static const int row[4] = { 0, 0, 1, 1 }, col[4] = { XFRAG_SIDE_B, XFRAG_SIDE_B, XFRAG_SIDE_B,
+							    XFRAG_SIDE_B };
+	int rows = M->F->half_rows ? 1 : 2;
+	mfrag G = M->G;
+	iarg zero = ir_r(S), p = ptxl_ir_temps(S, IA_R, 4), factor[4];
+	E(S, "mov.b32", zero, ir_imm(0));
+	for (int i = 0; i < 4; i++) {
+		G.c[i] = zero;
+		G.d[i] = ir_el(p, i);
+	}
+	G.cf16 = G.df16 = 0;
+	G.dguard = 0;
+	ptxl_tc_product(S, &G, M->target);
+	ptxl_xfrag_factors(S, X, sides, row, col, 2 * rows, factor);
+	for (int i = 0; i < 2 * rows; i++)
+		ptxl_ir_emit(S, M->F->dguard, "fma.rn.f32",
+			     (iarg[]){ M->F->d[i], ir_el(p, i), factor[i], M->F->c[i] }, 4);
+}
+
+static void mma_fallback(iseq *S, void *ctx)
+{
+	ptxl_mma_fma(S, ((mma_tiers *)ctx)->F);
+}
+
 int ptxl_mma_build(iseq *S, const mfrag *F, int target)
 {
 	if (target < 70) {
@@ -163,45 +210,16 @@ int ptxl_mma_build(iseq *S, const mfrag *F, int target)
 		ptxl_tc_product(S, F, target);
 		return 0;
 	}
-	int steps = F->et == ET_BF16 ? F->k / 8 : 1, rows = F->half_rows ? 1 : 2;
-	iarg fa = ptxl_ir_temps(S, IA_R, 2 * steps), fb = ptxl_ir_temps(S, IA_R, steps);
-	iarg ok = ir_p(S), all = ir_p(S), factor[4];
-	iarg scaled = ptxl_ir_label(S), slow = ptxl_ir_label(S), done = ptxl_ir_label(S);
-	static const int row[4] = { 0, 0, 1, 1 }, col[4] = { 2, 2, 2, 2 };
-	mfrag G = f16_frag(F, fa, fb);
+	static const xtiers ops = { mma_pack, mma_product, mma_fallback };
+	int steps = F->et == ET_BF16 ? F->k / 8 : 1;
+	mma_tiers M = { F, *F, ptxl_ir_temps(S, IA_R, 2 * steps), ptxl_ir_temps(S, IA_R, steps), target };
+	M.G = f16_frag(F, M.fa, M.fb);
 	xfrag *X = calloc(1, sizeof(*X));
 	if (!X)
 		return -1;
 	ptxl_mma_xfrag(S, F, X);
-	ptxl_xfrag_exact(S, X, ok);
-	ptxl_mma_xfrag_pack(S, F, X, fa, fb);
-	E(S, "vote.sync.all.pred", all, ok, ALL);
-	EN(S, all, "bra.uni", scaled);
-	ptxl_tc_product(S, &G, target);
-	E(S, "bra.uni", done);
-	ptxl_ir_place(S, scaled);
-	ptxl_xfrag_scaled(S, X, ok);
-	ptxl_mma_xfrag_pack(S, F, X, fa, fb);
-	ptxl_xfrag_factors(S, X, row, col, 2 * rows, factor);
+	ptxl_xfrag_tiers(S, X, &ops, &M);
 	free(X);
-	E(S, "vote.sync.all.pred", all, ok, ALL);
-	EN(S, all, "bra.uni", slow);
-	/* P from a zero accumulator, then D = C + 2^-(alpha + beta) P, one rounding */
-	iarg zero = ir_r(S), p = ptxl_ir_temps(S, IA_R, 4);
-	E(S, "mov.b32", zero, ir_imm(0));
-	for (int i = 0; i < 4; i++) {
-		G.c[i] = zero;
-		G.d[i] = ir_el(p, i);
-	}
-	G.cf16 = G.df16 = 0;
-	G.dguard = 0;
-	ptxl_tc_product(S, &G, target);
-	for (int i = 0; i < 2 * rows; i++)
-		ptxl_ir_emit(S, F->dguard, "fma.rn.f32", (iarg[]){ F->d[i], ir_el(p, i), factor[i], F->c[i] }, 4);
-	E(S, "bra.uni", done);
-	ptxl_ir_place(S, slow);
-	ptxl_mma_fma(S, F);
-	ptxl_ir_place(S, done);
 	return 0;
 }
 

@@ -46,11 +46,15 @@ static void to_f16_exact(iseq *S, iarg v, iarg h, iarg ok, int first)
 		E(S, "setp.eq.and.f32", ok, back, v, ok);
 }
 
-void ptxl_xfrag_exact(iseq *S, xfrag *X, iarg ok)
+/* Every element as it is; ok[side]: each of A's (side 0), of B's (side 1) was exact. */
+static void exact(iseq *S, xfrag *X, const iarg ok[2])
 {
+	int first[2] = { 1, 1 };
 	for (int e = 0; e < X->n; e++) {
+		int side = X->scale[e] >= XFRAG_SIDE_B;
 		X->h[e] = ir_h(S);
-		to_f16_exact(S, X->v[e], X->h[e], ok, e == 0);
+		to_f16_exact(S, X->v[e], X->h[e], ok[side], first[side]);
+		first[side] = 0;
 	}
 }
 
@@ -70,12 +74,16 @@ static iarg group_exponent(iseq *S, iarg m)
 	return m;
 }
 
-void ptxl_xfrag_scaled(iseq *S, xfrag *X, iarg ok)
+/* The elements of the sides asked for (1: A's, 2: B's) scaled by their row's or column's
+ * power of two; ok: each of them was exact. */
+static void scaled(iseq *S, xfrag *X, iarg ok, int sides)
 {
 	iarg mag[XFRAG_SCALES], sc[XFRAG_SCALES];
 	int seen[XFRAG_SCALES] = { 0 }, first = 1;
 	for (int e = 0; e < X->n; e++) {
 		int q = X->scale[e];
+		if (!(sides & (q >= XFRAG_SIDE_B ? 2 : 1)))
+			continue;
 		iarg m = seen[q] ? ir_r(S) : (mag[q] = ir_r(S));
 		E(S, "shl.b32", m, X->v[e], ir_imm(1));
 		if (seen[q])
@@ -91,6 +99,8 @@ void ptxl_xfrag_scaled(iseq *S, xfrag *X, iarg ok)
 		E(S, "shl.b32", sc[q], sc[q], ir_imm(23));
 	}
 	for (int e = 0; e < X->n; e++) {
+		if (!seen[X->scale[e]])
+			continue;
 		iarg s = ir_r(S);
 		X->h[e] = ir_h(S);
 		E(S, "mul.f32", s, X->v[e], sc[X->scale[e]]);
@@ -99,9 +109,23 @@ void ptxl_xfrag_scaled(iseq *S, xfrag *X, iarg ok)
 	}
 }
 
-void ptxl_xfrag_factors(iseq *S, const xfrag *X, const int *row, const int *col, int n,
-			iarg *factor)
+void ptxl_xfrag_factors(iseq *S, const xfrag *X, int sides, const int *row, const int *col,
+			int n, iarg *factor)
 {
+	if (!(sides & 2)) {   /* columns as they are (x = 142): 2^-alpha, bits (x_row - 15) << 23 */
+		iarg f[XFRAG_SCALES];
+		int have[XFRAG_SCALES] = { 0 };
+		for (int i = 0; i < n; i++) {
+			if (!have[row[i]]) {
+				f[row[i]] = ir_r(S);
+				E(S, "sub.s32", f[row[i]], X->x[row[i]], ir_imm(15));
+				E(S, "shl.b32", f[row[i]], f[row[i]], ir_imm(23));
+				have[row[i]] = 1;
+			}
+			factor[i] = f[row[i]];
+		}
+		return;
+	}
 	iarg lane = ir_r(S), src[2] = { ir_r(S), ir_r(S) }, colx[XFRAG_SCALES][2], base[XFRAG_SCALES];
 	int have_col[XFRAG_SCALES] = { 0 }, have_row[XFRAG_SCALES] = { 0 };
 	/* beta of column 2t + j of a tile lives in group 2t + j: lanes 8t and 8t + 4 */
@@ -139,6 +163,36 @@ static int elems(const mfrag *F, int *na, int *nb)
 	return F->et == ET_TF32 ? 1 : 2;
 }
 
+void ptxl_xfrag_tiers(iseq *S, xfrag *X, const xtiers *T, void *ctx)
+{
+	iarg ok[2] = { ir_p(S), ir_p(S) }, both = ir_p(S), all = ir_p(S);
+	iarg inexact = ptxl_ir_label(S), scale2 = ptxl_ir_label(S), slow = ptxl_ir_label(S);
+	iarg done = ptxl_ir_label(S);
+	exact(S, X, ok);
+	T->pack(S, X, ctx);
+	E(S, "and.pred", both, ok[0], ok[1]);
+	E(S, "vote.sync.all.pred", all, both, ALL);
+	EN(S, all, "bra.uni", inexact);
+	T->product(S, X, ctx, 0);
+	E(S, "bra.uni", done);
+	ptxl_ir_place(S, inexact);   /* B as it is when its elements were exact, else both */
+	E(S, "vote.sync.all.pred", all, ok[1], ALL);
+	EN(S, all, "bra.uni", scale2);
+	for (int sides = 1; sides <= 3; sides += 2) {
+		scaled(S, X, ok[0], sides);
+		T->pack(S, X, ctx);
+		E(S, "vote.sync.all.pred", all, ok[0], ALL);
+		EN(S, all, "bra.uni", slow);
+		T->product(S, X, ctx, sides);
+		E(S, "bra.uni", done);
+		if (sides == 1)
+			ptxl_ir_place(S, scale2);
+	}
+	ptxl_ir_place(S, slow);
+	T->fallback(S, ctx);
+	ptxl_ir_place(S, done);
+}
+
 void ptxl_mma_xfrag(iseq *S, const mfrag *F, xfrag *X)
 {
 	int na, nb;
@@ -147,8 +201,8 @@ void ptxl_mma_xfrag(iseq *S, const mfrag *F, xfrag *X)
 	for (int r = 0; r < na; r++)   /* A register r: row g + 8 (r % 2): scale r % 2 */
 		if (!(F->half_rows && r % 2))
 			ptxl_xfrag_add(X, S, F->et, F->a[r], r % 2);
-	for (int r = 0; r < nb; r++)   /* B: column g: scale 2 */
-		ptxl_xfrag_add(X, S, F->et, F->b[r], 2);
+	for (int r = 0; r < nb; r++)   /* B: column g */
+		ptxl_xfrag_add(X, S, F->et, F->b[r], XFRAG_SIDE_B);
 }
 
 /* X's f16 values into the f16x2 fragments of an m16n8k8/k16 product: A pairs fa, fa+1

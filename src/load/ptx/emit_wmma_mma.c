@@ -13,8 +13,6 @@
 
 #include "lower_internal.h"
 
-#define ALL ir_imm(0xffffffffu)
-
 void ptxl_wmma_helper_sizes(const hkey *k, int n[HP_COUNT])
 {
 	n[HP_A] = k->m == 8 ? 2 : k->m / 4;
@@ -44,77 +42,88 @@ static mfrag tile(const wgeom *G, int T, int C, const iarg *a, const iarg *b, co
 	return F;
 }
 
+typedef struct wmma_tiers {
+	wgeom G;
+	const hkey *k;
+	const iarg *const *op;
+	int na, nb;
+	iarg fa[8], fb[8];   /* A and B as f16 */
+} wmma_tiers;
+
+static void wmma_pack(iseq *S, const xfrag *X, void *ctx)
+{
+	wmma_tiers *W = ctx;
+	for (int r = 0; r < W->na + W->nb; r++)
+		E(S, "mov.b32", r < W->na ? W->fa[r] : W->fb[r - W->na], ptxl_ir_anylist(S, X->h + 2 * r, 2));
+}
+
+/* Every tile: sides 0, D = A * B + C on the tensor cores; else P from a zero accumulator,
+ * then D = C + 2^-(alpha + beta) P. */
+static void wmma_product(iseq *S, const xfrag *X, void *ctx, int sides)
+{
+	wmma_tiers *W = ctx;
+	const iarg *const *op = W->op;
+	int rows = W->G.half ? 1 : 2;
+	for (int T = 0; T < W->G.R; T++)
+		for (int C = 0; C < W->G.Ct; C++) {
+			mfrag F = tile(&W->G, T, C, W->fa, W->fb, op[HP_C], op[HP_D]);
+			F.et = ET_F16;
+			if (!sides) {
+				ptxl_tc_product(S, &F, W->k->target);
+				continue;
+			}
+			iarg zero = ir_r(S), p = ptxl_ir_temps(S, IA_R, 4), factor[4];
+			int rs[4], cs[4];
+			E(S, "mov.b32", zero, ir_imm(0));
+			for (int i = 0; i < 4; i++) {
+				F.c[i] = zero;
+				F.d[i] = ir_el(p, i);
+				rs[i] = W->G.half ? 0 : 2 * T + i / 2;
+				cs[i] = XFRAG_SIDE_B + C;
+			}
+			ptxl_tc_product(S, &F, W->k->target);
+			ptxl_xfrag_factors(S, X, sides, rs, cs, 2 * rows, factor);
+			for (int i = 0; i < 2 * rows; i++) {
+				int r = ptxl_wmma_dreg(&W->G, T, C, i / 2, i % 2);
+				E(S, "fma.rn.f32", op[HP_D][r], ir_el(p, i), factor[i], op[HP_C][r]);
+			}
+		}
+}
+
+static void wmma_fallback(iseq *S, void *ctx)
+{
+	wmma_tiers *W = ctx;
+	for (int T = 0; T < W->G.R; T++)
+		for (int C = 0; C < W->G.Ct; C++) {
+			mfrag F = tile(&W->G, T, C, W->op[HP_A], W->op[HP_B], W->op[HP_C], W->op[HP_D]);
+			ptxl_mma_fma(S, &F);
+		}
+}
+
 int ptxl_wmma_helper_body(iseq *S, const hkey *k, const iarg *const op[HP_COUNT])
 {
-	wgeom G = ptxl_wmma_geom(k->m, k->n);
-	int n[HP_COUNT], R = G.R, Ct = G.Ct, rows = G.half ? 1 : 2;
+	static const xtiers ops = { wmma_pack, wmma_product, wmma_fallback };
+	int n[HP_COUNT];
 	ptxl_wmma_helper_sizes(k, n);
+	wmma_tiers W = { ptxl_wmma_geom(k->m, k->n), k, op, n[HP_A], n[HP_B], { { 0 } }, { { 0 } } };
 	if (k->target < 70) {
-		for (int T = 0; T < R; T++)
-			for (int C = 0; C < Ct; C++) {
-				mfrag F = tile(&G, T, C, op[HP_A], op[HP_B], op[HP_C], op[HP_D]);
-				ptxl_mma_fma(S, &F);
-			}
+		wmma_fallback(S, &W);
 		return 0;
 	}
-	/* Scales: rows 2T + h of A (0..3), columns of B by tile (4 + C). */
+	/* Scales: rows 2T + h of A, columns of B by tile (XFRAG_SIDE_B + C). */
 	xfrag *X = calloc(1, sizeof(*X));
 	if (!X)
 		return -1;
-	for (int r = 0; r < n[HP_A]; r++)
-		ptxl_xfrag_add(X, S, ET_BF16, op[HP_A][r], G.half ? 0 : 2 * (r / 4) + r % 2);
-	for (int r = 0; r < n[HP_B]; r++)
-		ptxl_xfrag_add(X, S, ET_BF16, op[HP_B][r], 4 + r / 2);
-	iarg fa = ptxl_ir_temps(S, IA_R, n[HP_A]), fb = ptxl_ir_temps(S, IA_R, n[HP_B]);
-	iarg ok = ir_p(S), all = ir_p(S), fav[8], fbv[8];
-	iarg scaled = ptxl_ir_label(S), slow = ptxl_ir_label(S), done = ptxl_ir_label(S);
+	for (int r = 0; r < W.na; r++)
+		ptxl_xfrag_add(X, S, ET_BF16, op[HP_A][r], W.G.half ? 0 : 2 * (r / 4) + r % 2);
+	for (int r = 0; r < W.nb; r++)
+		ptxl_xfrag_add(X, S, ET_BF16, op[HP_B][r], XFRAG_SIDE_B + r / 2);
+	iarg fa = ptxl_ir_temps(S, IA_R, W.na), fb = ptxl_ir_temps(S, IA_R, W.nb);
 	for (int r = 0; r < 8; r++) {
-		fav[r] = r < n[HP_A] ? ir_el(fa, r) : ir_imm(0);
-		fbv[r] = r < n[HP_B] ? ir_el(fb, r) : ir_imm(0);
+		W.fa[r] = r < W.na ? ir_el(fa, r) : ir_imm(0);
+		W.fb[r] = r < W.nb ? ir_el(fb, r) : ir_imm(0);
 	}
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass)
-			ptxl_xfrag_scaled(S, X, ok);
-		else
-			ptxl_xfrag_exact(S, X, ok);
-		for (int r = 0; r < n[HP_A] + n[HP_B]; r++)
-			E(S, "mov.b32", r < n[HP_A] ? fav[r] : fbv[r - n[HP_A]], ptxl_ir_anylist(S, X->h + 2 * r, 2));
-		E(S, "vote.sync.all.pred", all, ok, ALL);
-		EN(S, all, "bra.uni", pass ? slow : scaled);
-		for (int T = 0; T < R; T++)
-			for (int C = 0; C < Ct; C++) {
-				mfrag F = tile(&G, T, C, fav, fbv, op[HP_C], op[HP_D]);
-				F.et = ET_F16;
-				if (!pass) {
-					ptxl_tc_product(S, &F, k->target);
-					continue;
-				}
-				/* P from a zero accumulator, then D = C + 2^-(alpha + beta) P */
-				iarg zero = ir_r(S), p = ptxl_ir_temps(S, IA_R, 4), factor[4];
-				int rs[4], cs[4];
-				E(S, "mov.b32", zero, ir_imm(0));
-				for (int i = 0; i < 4; i++) {
-					F.c[i] = zero;
-					F.d[i] = ir_el(p, i);
-					rs[i] = G.half ? 0 : 2 * T + i / 2;
-					cs[i] = 4 + C;
-				}
-				ptxl_xfrag_factors(S, X, rs, cs, 2 * rows, factor);
-				ptxl_tc_product(S, &F, k->target);
-				for (int i = 0; i < 2 * rows; i++) {
-					int r = ptxl_wmma_dreg(&G, T, C, i / 2, i % 2);
-					E(S, "fma.rn.f32", op[HP_D][r], ir_el(p, i), factor[i], op[HP_C][r]);
-				}
-			}
-		E(S, "bra.uni", done);
-		ptxl_ir_place(S, pass ? slow : scaled);
-	}
+	ptxl_xfrag_tiers(S, X, &ops, &W);
 	free(X);
-	for (int T = 0; T < R; T++)
-		for (int C = 0; C < Ct; C++) {
-			mfrag F = tile(&G, T, C, op[HP_A], op[HP_B], op[HP_C], op[HP_D]);
-			ptxl_mma_fma(S, &F);
-		}
-	ptxl_ir_place(S, done);
 	return 0;
 }

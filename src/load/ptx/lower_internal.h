@@ -292,6 +292,8 @@ int ptxl_build_cvt_f16x2(iseq *S, const pinst *I, const pmods *M);
 /* ---- emit_mma.c, emit_wmma.c, emit_matrix.c, emit_async.c, emit_sync.c, emit_atom.c,
  * emit_hint.c: the Ampere families (rules_sm80.c) ---- */
 int ptxl_build_mma(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_mma_sp(const pinst *I, const lctx *ctx);
+int ptxl_build_mma_sp(iseq *S, const pinst *I, const pmods *M);
 int ptxl_need_ldmatrix(const pinst *I, const lctx *ctx);
 int ptxl_build_ldmatrix(iseq *S, const pinst *I, const pmods *M);
 int ptxl_need_movmatrix(const pinst *I, const lctx *ctx);
@@ -348,8 +350,9 @@ void ptxl_tc_product(iseq *S, const mfrag *F, int target);
 /* ---- emit_mma_exact.c: .bf16/.tf32 elements as f16 values that are exactly the same ---- */
 #define XFRAG_MAX 32
 #define XFRAG_SCALES 12
+#define XFRAG_SIDE_B 4           /* scales 0..3: rows of A; from 4: columns of B */
 /* The elements of a product's A and B fragments, each with the row of A or column of B it
- * belongs to (its scale: one per row of the lane's group, one per column). */
+ * belongs to (its scale). */
 typedef struct xfrag {
 	int n;
 	iarg v[XFRAG_MAX];             /* f32 values */
@@ -359,16 +362,22 @@ typedef struct xfrag {
 } xfrag;
 /* Appends the elements of register reg (type et). */
 void ptxl_xfrag_add(xfrag *X, iseq *S, int et, iarg reg, int scale);
-/* Every element as it is; ok: each was exact. */
-void ptxl_xfrag_exact(iseq *S, xfrag *X, iarg ok);
-/* Every element scaled by its row's or column's power of two; ok: each was exact. */
-void ptxl_xfrag_scaled(iseq *S, xfrag *X, iarg ok);
+/* What a product does with X: pack X->h into its f16 fragments; the products on the tensor
+ * cores (sides 0: as they are; 1 or 3: A's rows (and B's columns) scaled: D = C +
+ * factor P, ptxl_xfrag_factors); the FMA path. */
+typedef struct xtiers {
+	void (*pack)(iseq *S, const xfrag *X, void *ctx);
+	void (*product)(iseq *S, const xfrag *X, void *ctx, int sides);
+	void (*fallback)(iseq *S, void *ctx);
+} xtiers;
+/* The elements as they are, else scaled (A only when B's were exact), else the fallback. */
+void ptxl_xfrag_tiers(iseq *S, xfrag *X, const xtiers *T, void *ctx);
 /* For n elements of D (element i: column 2t + i % 2, row scale row[i], column scale col[i]),
- * the factor 2^-(alpha + beta) that undoes the scaling. */
-void ptxl_xfrag_factors(iseq *S, const xfrag *X, const int *row, const int *col, int n,
-			iarg *factor);
-/* mma's A and B (scales: 0 row g, 1 row g + 8, 2 column g), and their f16 values into the
- * f16x2 fragments fa (A) and fb (B) of an m16n8k8/k16 product. */
+ * the factor 2^-(alpha + beta) that undoes the scaling of `sides`. */
+void ptxl_xfrag_factors(iseq *S, const xfrag *X, int sides, const int *row, const int *col,
+			int n, iarg *factor);
+/* mma's A and B (scales: 0 row g, 1 row g + 8, XFRAG_SIDE_B column g), and their f16 values
+ * into the f16x2 fragments fa (A) and fb (B) of an m16n8k8/k16 product. */
 void ptxl_mma_xfrag(iseq *S, const mfrag *F, xfrag *X);
 void ptxl_mma_xfrag_pack(iseq *S, const mfrag *F, const xfrag *X, iarg fa, iarg fb);
 

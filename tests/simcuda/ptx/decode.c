@@ -112,6 +112,14 @@ static int split_mods(const char *s, pmods *m)
 		int found = 0;
 		if (colons && (n - base == 5 && memcmp(colons, "::cta", 5) == 0))
 			n = base;     /* .shared::cta is .shared */
+		else if (colons && n == 20 && memcmp(p, "sp::ordered_metadata", 20) == 0) {
+			/* mma.sp::ordered_metadata: .sp and the word of its variant */
+			if (m->nwords < 15) {
+				m->words[m->nwords++] = W_sp;
+				m->words[m->nwords++] = W_ordered_metadata;
+			}
+			continue;
+		}
 		else if (colons && (memcmp(p, "L1::", 4) == 0 || memcmp(p, "L2::", 4) == 0)) {
 			/* .L2::cache_hint (a policy operand follows), .L2::evict_* (eviction
 			 * priorities: prefetch, createpolicy), .L1::* (eviction priorities of
@@ -191,9 +199,6 @@ int ptx__decode(pparse *P, uint32_t guard, int gneg, ptok op, int nops, int line
 	int unknown = split_mods(D.text + blen, &D.mods);
 	if (ptx__arch_check(&D, opc))
 		return -1;
-	if (opc == OP_mma && strncmp(D.text, "mma.sp", 6) == 0)
-		return dx_fail(&D, PTX_EUNKNOWN, "Instruction '%s' (mma.sp, sparse matrices) is not "
-			       "implemented by the simulator", D.text);
 	int (*dec)(pdec *) = decoder_of(opc);
 	if (unknown || !dec)
 		return dx_bad(&D);

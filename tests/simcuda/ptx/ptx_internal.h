@@ -77,6 +77,7 @@ extern const char *const ptx__type_names[T_COUNT];
 	X(m16n16k16) X(m32n8k16) X(m8n32k16) X(m16n16k8) X(commit_group) X(wait_group) \
 	X(wait_all) X(noinc) X(init) X(inval) X(arrive_drop) X(test_wait) X(try_wait) \
 	X(pending_count) X(noComplete) X(parity) X(expect_tx) X(complete_tx) X(sp) X(fractional) \
+	X(ordered_metadata) \
 	X(range) X(cvt) X(evict)
 enum pword {
 	W_NONE,
@@ -255,8 +256,9 @@ typedef struct pmx {
 	uint8_t sat, bitop, rnd;      /* .satfinite; .xor/.and of b1; f64 rounding */
 	uint8_t blk;                  /* products per accumulation block (mma.h) */
 	uint8_t which, space;         /* wmma.load/store: matrix (0 a, 1 b, 2 c/d) and space */
+	uint8_t sparse, sel, ordered; /* mma.sp: A is 2:4 (1:2) sparse, its metadata follows c */
 	uint32_t tab[4];              /* A, B, C, D: offsets into the module's mxtab (tcore.c) */
-	uint32_t r[MX_REGS];          /* d, a, b, c in that order; wmma.load/store: the fragment */
+	uint32_t r[MX_REGS];          /* d, a, b, c (, e) in that order; wmma.load/store: the fragment */
 } pmx;
 
 struct ptx_module {

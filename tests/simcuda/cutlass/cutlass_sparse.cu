@@ -1,0 +1,121 @@
+// CUTLASS's Sm80 sparse GEMMs (2:4 structured sparse A: mma.sp m16n8k32 with bf16 and f16
+// operands, f32 accumulation), built by nvcc as PTX for compute_80 (build.sh) and run on the
+// simulated GPU.  CUTLASS fills A's metadata (TensorFillRandomSparseMeta), reorders it as its
+// kernels load it (reorder_meta) and expands A with it on the host (uncompress): the GPU's D
+// is checked against the fp64 product of that expanded A, so a simulator that reads the
+// metadata other than as the hardware does, or a lowering that expands A differently, fails.
+// Operands: random normal (within K * 2^-23 * sum |a b|) and exact (multiples of 1/16 in
+// [-1, 1]: D must equal the fp64 product).
+//   usage: cutlass_sparse      (exit status 0 when every GEMM passed)
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cutlass/gemm/device/gemm_sparse.h"
+#include "cutlass/numeric_types.h"
+#include "cutlass/util/host_reorder.h"
+#include "cutlass/util/host_tensor.h"
+#include "cutlass/util/host_uncompress.h"
+#include "cutlass/util/reference/host/tensor_fill.h"
+
+static int failures;
+
+template <typename T>
+using SparseGemm = cutlass::gemm::device::SparseGemm<
+	T, cutlass::layout::RowMajor, T, cutlass::layout::ColumnMajor, float,
+	cutlass::layout::RowMajor, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80,
+	cutlass::gemm::GemmShape<64, 64, 64>, cutlass::gemm::GemmShape<32, 32, 64>,
+	cutlass::gemm::GemmShape<16, 8, 32>,
+	cutlass::epilogue::thread::LinearCombination<float, 4, float, float>,
+	cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<>, 3>;
+
+template <typename T>
+static void run(const char *name, int M, int N, int K, bool exact, unsigned seed)
+{
+	using Gemm = SparseGemm<T>;
+	using ElementE = typename Gemm::ElementE;
+	const int kSparse = Gemm::kSparse, kPerE = Gemm::kElementsPerElementE;
+	cutlass::gemm::GemmCoord size(M, N, K);
+	cutlass::HostTensor<T, cutlass::layout::RowMajor> a(cutlass::make_Coord(M, K / kSparse));
+	cutlass::HostTensor<T, cutlass::layout::RowMajor> a_full(size.mk());
+	cutlass::HostTensor<T, cutlass::layout::ColumnMajor> b(size.kn());
+	cutlass::HostTensor<float, cutlass::layout::RowMajor> c(size.mn()), d(size.mn());
+	cutlass::HostTensor<ElementE, cutlass::layout::RowMajor> e(cutlass::make_Coord(M, K / kSparse / kPerE));
+	cutlass::HostTensor<ElementE, typename Gemm::LayoutE> e_reordered(
+		cutlass::make_Coord(M, K / kSparse / kPerE));
+	std::mt19937 rng(seed);
+	std::normal_distribution<float> normal;
+	auto value = [&]() { return exact ? (float)((int)(rng() % 33) - 16) / 16 : normal(rng); };
+	for (int i = 0; i < M; i++)
+		for (int k = 0; k < K / kSparse; k++)
+			a.at({i, k}) = T(value());
+	for (int k = 0; k < K; k++)
+		for (int j = 0; j < N; j++)
+			b.at({k, j}) = T(value());
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++)
+			c.at({i, j}) = exact ? (float)((int)(rng() % 257) - 128) / 8 : normal(rng);
+	cutlass::reference::host::TensorFillRandomSparseMeta(e.host_view(), seed, Gemm::kMetaSizeInBits);
+	cutlass::reorder_meta(e_reordered.host_ref(), e.host_ref(), {M, N, K / kSparse / kPerE});
+	cutlass::uncompress(a_full.host_ref(), a.host_ref(), e.host_ref(), M, K);
+	a.sync_device();
+	b.sync_device();
+	c.sync_device();
+	d.sync_device();
+	e_reordered.sync_device();
+	typename Gemm::Arguments args{size, a.device_ref(), b.device_ref(), c.device_ref(),
+				      d.device_ref(), e_reordered.device_ref(), {1.0f, 1.0f}, 1};
+	Gemm gemm;
+	cutlass::Status st = gemm.can_implement(args);
+	if (st == cutlass::Status::kSuccess)
+		st = gemm.initialize(args, nullptr);
+	if (st == cutlass::Status::kSuccess)
+		st = gemm();
+	cudaError_t ce = cudaDeviceSynchronize();
+	if (st != cutlass::Status::kSuccess || ce != cudaSuccess) {
+		std::printf("FAIL %s: CUTLASS status %s, %s\n", name, cutlassGetStatusString(st),
+			    cudaGetErrorString(ce != cudaSuccess ? ce : cudaGetLastError()));
+		failures++;
+		return;
+	}
+	d.sync_host();
+	int bad = 0;
+	double worst = 0;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double ref = c.at({i, j}), mag = std::fabs(ref);
+			for (int k = 0; k < K; k++) {
+				double p = (double)float(a_full.at({i, k})) * (double)float(b.at({k, j}));
+				ref += p;
+				mag += std::fabs(p);
+			}
+			double got = d.at({i, j}), err = std::fabs(got - ref);
+			double bound = exact ? 0 : K * std::ldexp(mag, -23);
+			if (bound > 0 && err / bound > worst)
+				worst = err / bound;
+			if (!(err <= bound) && bad++ < 5) {
+				std::printf("FAIL %s: D[%d][%d] = %.9g, want %.12g (bound %.3g)\n", name, i, j,
+					    got, ref, bound);
+				failures++;
+			}
+		}
+	std::printf("%-12s %4d x %4d x %4d %-6s %s", name, M, N, K, exact ? "exact" : "random",
+		    bad ? "FAIL\n" : "ok");
+	if (!bad)
+		std::printf(exact ? " (equal to the fp64 product)\n" : " (max error %.3f of the bound)\n",
+			    worst);
+}
+
+int main()
+{
+	run<cutlass::bfloat16_t>("sparse_bf16", 128, 64, 128, false, 1);
+	run<cutlass::bfloat16_t>("sparse_bf16", 64, 128, 256, true, 2);
+	run<cutlass::half_t>("sparse_f16", 128, 128, 128, false, 3);
+	run<cutlass::half_t>("sparse_f16", 64, 64, 128, true, 4);
+	if (failures)
+		std::printf("%d FAILURES\n", failures);
+	return failures ? 1 : 0;
+}
