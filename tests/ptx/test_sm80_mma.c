@@ -400,17 +400,31 @@ int test_sm80_mma(int argc, char **argv)
 						CHECK_EQ(out[t][w * 32 * nd + i], out[0][w * 32 * nd + i],
 							 "%s exact data, sm_%d against sm_80, warp %d word %d", f->name,
 							 targets[t], w, i);
-		/* sm_75 takes the tensor cores where f16 holds the operands, the FMA path where
-		 * not: fewer instructions for the first. */
-		if (f->et) {
+		/* sm_75 and sm_70 take the tensor cores where f16 holds the operands (sm_70 through
+		 * mma.m8n8k4, for .f16 too), the FMA path where not: fewer instructions for the
+		 * first (half on sm_75; sm_70's m8n8k4 takes operands from three lanes of four,
+		 * two thirds), and fewer than sm_61's FMA path on the same data. */
+		for (int t = 75; t >= 70; t -= 5) {
+			char *low = NULL;
+			srun R = { .kernel = "mma_test" };
+			sim_lower_run(text, t, &R, &low);
+			CHECK(t == 75 || (low && strstr(low, "mma.sync.aligned.m8n8k4")), "%s lowered for sm_70: "
+			      "no mma.m8n8k4", f->name);
+			free(low);
 			fill(f, &D, KIND_F16, 7);
-			uint64_t fast = run_check(f, text, 75, &D, out[1]);
+			uint64_t fast = run_check(f, text, t, &D, out[1]), fma = run_check(f, text, 61, &D, out[3]);
+			CHECK(fast && fma && fast < fma, "%s with f16 data: %llu instructions on sm_%d, "
+			      "%llu on sm_61 (FMA): the tensor-core path is not taken", f->name,
+			      (unsigned long long)fast, t, (unsigned long long)fma);
+			if (!f->et)
+				continue;
 			fill(f, &D, KIND_WIDE, 7);
-			uint64_t slow = run_check(f, text, 75, &D, out[1]);
-			CHECK(fast && slow && fast * 2 < slow, "%s on sm_75: %llu instructions with f16 data, "
-			      "%llu with wide data: the tensor-core path is not taken", f->name,
+			uint64_t slow = run_check(f, text, t, &D, out[1]);
+			CHECK(fast && slow && (t == 75 ? fast * 2 < slow : fast * 3 < slow * 2),
+			      "%s on sm_%d: %llu instructions with f16 data, "
+			      "%llu with wide data: the tensor-core path is not taken", f->name, t,
 			      (unsigned long long)fast, (unsigned long long)slow);
-			printf("%s on sm_75: %llu thread-instructions (f16 path), %llu (FMA path)\n", f->name,
+			printf("%s on sm_%d: %llu thread-instructions (f16 path), %llu (FMA path)\n", f->name, t,
 			       (unsigned long long)fast, (unsigned long long)slow);
 		}
 		for (int t = 0; t < 4; t++)

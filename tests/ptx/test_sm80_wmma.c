@@ -299,6 +299,41 @@ static void check_scope(void)
 		free(out);
 }
 
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+	for (const char *p = s; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+/* The layout makes a lane's part of each matrix contiguous: m16n16k16 from global memory
+ * (A row-major, B column-major, C and D row-major) is two 8-byte loads for A and for B, two
+ * 16-byte ones for C and two 16-byte stores for D on sm_75 and sm_70, and nothing else;
+ * sm_70's products run on mma.m8n8k4. */
+static void check_vectors(void)
+{
+	char *text = kernel_text(&cases[0]);
+	for (int t = 75; t >= 70; t -= 5) {
+		char *low = NULL, *out = NULL;
+		size_t len;
+		struct ptx_lower_report rep;
+		if (ptx_lower(text, strlen(text), t, &out, &len, &rep) != PTX_LOWER_OK) {
+			FAIL("m16n16k16 global: not lowered for sm_%d", t);
+			continue;
+		}
+		low = out;
+		int v2 = count(low, "ld.global.v2.b32"), v4 = count(low, "ld.global.v4.b32");
+		int st4 = count(low, "st.global.v4.b32"), all = count(low, "ld.global") + count(low, "st.global");
+		CHECK(v2 == 4 && v4 == 2 && st4 == 2 && all == 8, "m16n16k16 global for sm_%d: %d ld.v2, %d ld.v4, "
+		      "%d st.v4 of %d accesses, want 4 ld.v2 for A and B, 2 ld.v4 for C and 2 st.v4 for D", t,
+		      v2, v4, st4, all);
+		CHECK(t == 75 || strstr(low, "mma.sync.aligned.m8n8k4"), "wmma for sm_70: no mma.m8n8k4");
+		free(out);
+	}
+	free(text);
+}
+
 /* The bf16 kernels nvcc made of CUDA's nvcuda::wmma API (tests/simcuda/kernels/wmma.cu:
  * generic addresses, register strides, A row-major, B column-major, C and D row-major),
  * each one warp, on the three kinds of data. */
@@ -484,5 +519,6 @@ int test_sm80_wmma(int argc, char **argv)
 		nvcc_kernels(argv[1], &D);
 	free(D.a), free(D.b), free(D.c);
 	check_scope();
+	check_vectors();
 	return 0;
 }
