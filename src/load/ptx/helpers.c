@@ -2,8 +2,10 @@
  * instructions to lower (the tensor-core family: conversions, exactness checks, fallbacks)
  * is written once per module as a .func, and each site becomes a call: the lowered module
  * stays close to the original's size, which is what the driver compiles at the program's
- * start.  Operands pass through .param byte arrays, D comes back the same way (PTX ISA 7.1
- * "Function Declarations and Definitions", 5.1.6 "Parameter State Space").
+ * start.  The operands are the function's .reg parameters, which a call fills from the
+ * site's registers (PTX ISA 7.1 "Function Declarations and Definitions": scalar parameters
+ * as register variables, 32 bits each as the ABI wants them); D comes back in one .param
+ * byte array (5.1.6 "Parameter State Space"), the one return value the ABI keeps.
  *
  * The rules ask for a helper by its key (ptxl_helper_use) while the pass runs; at the end
  * ptxl_helpers_text writes every helper asked for, and the pass puts them before the
@@ -27,6 +29,12 @@ static const hkind kinds[] = {
 	[HK_MMA_SP] = { ptxl_mma_sp_helper_sizes, ptxl_mma_sp_helper_body, ptxl_mma_sp_helper_name },
 };
 
+#define REGS(n) { n "0", n "1", n "2", n "3", n "4", n "5", n "6", n "7", n "8", n "9", n "10", \
+		  n "11", n "12", n "13", n "14", n "15" }
+/* The helper's names of its input registers. */
+static const char *const reg_text[HP_D][16] = {
+	REGS("%bfl_a"), REGS("%bfl_b"), REGS("%bfl_c"), REGS("%bfl_e"),
+};
 #define AT(n) { "[" n "]", "[" n "+16]", "[" n "+32]", "[" n "+48]" }
 #define DECL(n) { n "[4]", n "[8]", n "[16]", n "[32]", n "[64]" }
 /* Four registers at a time ("[bfl_pa+16]"), and the declarations by size: static strings,
@@ -36,9 +44,6 @@ static const char *const at_text[HP_COUNT][4] = {
 };
 static const char *const decl_text[HP_COUNT][5] = {
 	DECL("bfl_pa"), DECL("bfl_pb"), DECL("bfl_pc"), DECL("bfl_pe"), DECL("bfl_pd"),
-};
-static const char *const list_text[] = {
-	"(bfl_pa, bfl_pb, bfl_pc)", "(bfl_pa, bfl_pb, bfl_pc, bfl_pe)",
 };
 
 static int size_index(int regs)
@@ -83,15 +88,26 @@ const char *ptxl_helper_use(ptxl_helpers *H, const hkey *k)
 
 int ptxl_helper_call(iseq *S, const char *name, const hkey *k, const iarg *const op[HP_COUNT])
 {
-	int n[HP_COUNT];
+	int n[HP_COUNT], nargs = 0;
+	iarg args[IR_LIST_LEN];
 	kinds[k->kind].sizes(k, n);
-	for (int o = 0; o < HP_COUNT; o++)
-		if (n[o])
-			E(S, ".param .align 16 .b8", ir_text(decl_text[o][size_index(n[o])]));
-	for (int o = 0; o < HP_E + 1; o++)
-		if (n[o] && param_move(S, 1, o, op[o], n[o], 0))
+	for (int o = 0; o < HP_D; o++)
+		for (int j = 0; j < n[o]; j++)
+			if (nargs < IR_LIST_LEN)
+				args[nargs++] = op[o][j];
+	iarg list = ptxl_ir_anylist(S, args, nargs);
+	if (list.k == IA_LIST)
+		list.part = 1;   /* "(...)" */
+	else   /* consecutive registers: a list of its own so that it prints with parentheses */
+		list = (iarg){ IA_NONE, 0, 0, 0 };
+	if (list.k == IA_NONE) {
+		if (S->nlists == IR_MAX_LISTS || !nargs || nargs > IR_LIST_LEN)
 			return -1;
-	E(S, "call.uni", ir_text("(bfl_pd)"), ir_text(name), ir_text(list_text[n[HP_E] != 0]));
+		memcpy(S->list[S->nlists], args, (size_t)nargs * sizeof(iarg));
+		list = (iarg){ IA_LIST, 1, (uint16_t)S->nlists++, (uint64_t)nargs };
+	}
+	E(S, ".param .align 16 .b8", ir_text(decl_text[HP_D][size_index(n[HP_D])]));
+	E(S, "call.uni", ir_text("(bfl_pd)"), ir_text(name), list);
 	return param_move(S, 0, HP_D, op[HP_D], n[HP_D], 1);
 }
 
@@ -104,12 +120,10 @@ static size_t write_one(const hkey *k, const char *name, iseq *S, char *out, siz
 	kinds[k->kind].sizes(k, n);
 	ptxl_ir_init(S);
 	for (int o = 0; o < HP_COUNT; o++) {
-		iarg t = n[o] ? ptxl_ir_temps(S, IA_R, n[o]) : ir_imm(0);
+		iarg t = o == HP_D ? ptxl_ir_temps(S, IA_R, n[o]) : ir_imm(0);
 		for (int j = 0; j < n[o] && j < 16; j++)
-			regs[o][j] = ir_el(t, j);
+			regs[o][j] = o == HP_D ? ir_el(t, j) : ir_text(reg_text[o][j]);
 		op[o] = regs[o];
-		if (o != HP_D && n[o] && param_move(S, 0, o, regs[o], n[o], 0))
-			return 0;
 	}
 	if (kinds[k->kind].body(S, k, op) || param_move(S, 1, HP_D, regs[HP_D], n[HP_D], 0) ||
 	    S->overflow)
@@ -117,9 +131,8 @@ static size_t write_one(const hkey *k, const char *name, iseq *S, char *out, siz
 	int w = snprintf(out, cap, ".func (.param .align 16 .b8 %s) %s(", decl_text[HP_D][size_index(n[HP_D])],
 			 name);
 	for (int o = 0, first = 1; o < HP_D && w > 0 && (size_t)w < cap; o++)
-		if (n[o]) {
-			w += snprintf(out + w, cap - (size_t)w, "%s.param .align 16 .b8 %s", first ? "" : ", ",
-				      decl_text[o][size_index(n[o])]);
+		for (int j = 0; j < n[o] && w > 0 && (size_t)w < cap; j++) {
+			w += snprintf(out + w, cap - (size_t)w, "%s.reg .b32 %s", first ? "" : ", ", reg_text[o][j]);
 			first = 0;
 		}
 	if (w < 0 || (size_t)w + 8 >= cap)

@@ -236,7 +236,7 @@ static void put_arg(pbuf *B, const iseq *S, const pinst *I, const char *prefix, 
 	case IA_LABEL: putf(B, "%sL%llu", lprefix, (unsigned long long)a.v); break;
 	case IA_TEXT: puts_(B, (const char *)(uintptr_t)a.v); break;
 	case IA_LIST:
-		puts_(B, "{");
+		puts_(B, a.part ? "(" : "{");
 		for (uint64_t j = 0; j < a.v && a.i < S->nlists; j++) {
 			puts_(B, j ? ", " : "");
 			if (S->list[a.i][j].k == IA_LIST)
@@ -244,7 +244,7 @@ static void put_arg(pbuf *B, const iseq *S, const pinst *I, const char *prefix, 
 			else
 				put_arg(B, S, I, prefix, lprefix, S->list[a.i][j]);
 		}
-		puts_(B, "}");
+		puts_(B, a.part ? ")" : "}");
 		break;
 	default: B->full = 1; break;
 	}

@@ -119,7 +119,8 @@ enum { IA_NONE, IA_R, IA_H, IA_D, IA_P, IA_IMM, IA_OPND, IA_VEC, IA_OVEC, IA_TVE
  *   IA_OBASE    the register or variable of the original's memory operand i
  *   IA_LABEL    label v of the block
  *   IA_TEXT     the static string at v ("%laneid")
- *   IA_LIST     "{x, y, ...}": v registers of the block's list i (ptxl_ir_anylist) */
+ *   IA_LIST     "{x, y, ...}" ("(x, y, ...)" for part 1): v registers of the block's list i
+ *               (ptxl_ir_anylist) */
 typedef struct iarg {
 	uint8_t k;
 	uint8_t part;
@@ -131,7 +132,7 @@ typedef struct iarg {
 #define IR_MAX_ARGS 6
 #define IR_MAX_TEMPS 4000        /* per kind */
 #define IR_MAX_LISTS 64
-#define IR_LIST_LEN 8
+#define IR_LIST_LEN 24
 
 typedef struct iinsn {
 	char op[64];             /* mnemonic, e.g. "fma.rz.f32"; "" for a label */

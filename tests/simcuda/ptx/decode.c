@@ -271,6 +271,13 @@ int ptx__finish_function(pparse *P, uint32_t fi)
 	for (; P->mx_done < m->nmx; P->mx_done++)
 		for (int i = 0; i < MX_REGS; i++)
 			m->mx[P->mx_done].r[i] = slot_of(f, m->mx[P->mx_done].r[i], &bad);
+	for (; P->calls_done < m->ncalls; P->calls_done++) {   /* .reg arguments: the caller's slots */
+		pcall *c = &m->calls[P->calls_done];
+		const pfunc *callee = &m->funcs[c->callee];
+		for (uint32_t i = 0; i < c->nargs && i < callee->nparams; i++)
+			if (m->syms[callee->params[i]].space == SP_REGPARAM)
+				c->args[i] = (int32_t)slot_of(f, (uint32_t)c->args[i], &bad);
+	}
 	if (bad)
 		return ptx__perr(P, f->line, PTX_ESYNTAX, "internal error: bad register reference");
 	return 0;

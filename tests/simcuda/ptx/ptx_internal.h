@@ -119,7 +119,8 @@ enum popcode {
 };
 const char *ptx__op_name(int op);
 
-enum pspace { SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST, SP_KPARAM };
+enum pspace { SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST, SP_KPARAM,
+	      SP_REGPARAM /* a device function's .reg parameter: a register of its frame */ };
 
 enum prnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA, RND_RNI, RND_RZI, RND_RMI,
 	    RND_RPI };
@@ -192,10 +193,13 @@ typedef struct pconst {
 	int32_t sym;          /* -1: plain value */
 } pconst;
 
+#define MAX_CALL_ARGS 24
 typedef struct pcall {
 	uint32_t callee;
 	uint32_t nargs, nrets;
-	int32_t args[8], rets[2];   /* caller's .param symbols */
+	int32_t args[MAX_CALL_ARGS], rets[2];   /* caller's .param symbols, or for a .reg parameter
+						   of the callee the source slot (register or
+						   constant) of the caller's frame */
 } pcall;
 
 typedef struct pfunc {
@@ -226,7 +230,8 @@ typedef struct psym {
 	int32_t func;         /* owning function, -1 at module scope */
 	uint64_t size;
 	uint32_t align;
-	uint32_t kparam_off;  /* SP_KPARAM: offset in the packed parameter buffer */
+	uint32_t kparam_off;  /* SP_KPARAM: offset in the packed parameter buffer; SP_REGPARAM:
+				 the function's register */
 	int32_t global;       /* index among module globals, -1 otherwise */
 	uint8_t *init;        /* initial bytes (size), or NULL */
 } psym;
