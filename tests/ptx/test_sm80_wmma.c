@@ -417,12 +417,17 @@ static void fill_set(const wcase *c, data *D, int set, uint64_t seed)
 	}
 }
 
+static void data_alloc(data *D)
+{
+	D->a = malloc((size_t)WARPS * REGION);
+	D->b = malloc((size_t)WARPS * REGION);
+	D->c = malloc((size_t)WARPS * REGION);
+}
+
 void bench_sm80_wmma(sm80_bench_fn add)
 {
 	data D;
-	D.a = malloc((size_t)WARPS * REGION);
-	D.b = malloc((size_t)WARPS * REGION);
-	D.c = malloc((size_t)WARPS * REGION);
+	data_alloc(&D);
 	for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
 		const wcase *c = &cases[ci];
 		char *text = kernel_text(c), name[96];
@@ -461,9 +466,7 @@ void bench_sm80_wmma(sm80_bench_fn add)
 int test_sm80_wmma(int argc, char **argv)
 {
 	data D;
-	D.a = malloc((size_t)WARPS * REGION);
-	D.b = malloc((size_t)WARPS * REGION);
-	D.c = malloc((size_t)WARPS * REGION);
+	data_alloc(&D);
 	for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
 		const wcase *c = &cases[ci];
 		char *text = kernel_text(c);

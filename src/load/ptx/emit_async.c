@@ -289,6 +289,16 @@ static void cas_arrival(iseq *S, const mbform *f, iarg at, iarg dec, iarg pend_d
 	EP(S, again, "bra", loop);
 }
 
+/* x = lane src's 64-bit x (shfl.sync of its halves among the lanes of mask m). */
+static void shfl64(iseq *S, iarg x, iarg src, iarg m)
+{
+	iarg h = ptxl_ir_temps(S, IA_R, 2);
+	E(S, "mov.b64", ir_tvec(h, 2), x);
+	for (int q = 0; q < 2; q++)
+		E(S, "shfl.sync.idx.b32", ir_el(h, q), ir_el(h, q), src, ir_imm(31), m);
+	E(S, "mov.b64", x, ir_tvec(h, 2));
+}
+
 /* The arrival: count arrivals (drop: fewer expected too) on the object at operand `at`;
  * the state into operand `state` when it is >= 0 and not the sink "_".  The lanes of a warp
  * that arrive on one object together make one compare-and-swap: the lowest of them arrives
@@ -327,11 +337,8 @@ static void arrive(iseq *S, const pinst *I, const pmods *M, const mbform *f, int
 	E(S, "and.b32", low, low, todo);
 	E(S, "bfind.u32", leader, low);
 	if (wide_addr) {
-		iarg h = ptxl_ir_temps(S, IA_R, 2);
-		E(S, "mov.b64", ir_tvec(h, 2), addr);
-		for (int q = 0; q < 2; q++)
-			E(S, "shfl.sync.idx.b32", ir_el(h, q), ir_el(h, q), leader, ir_imm(31), m);
-		E(S, "mov.b64", la, ir_tvec(h, 2));
+		E(S, "mov.b64", la, addr);
+		shfl64(S, la, leader, m);
 		E(S, "setp.eq.u64", same, addr, la);
 	} else {
 		E(S, "shfl.sync.idx.b32", la, addr, leader, ir_imm(31), m);
@@ -353,11 +360,7 @@ static void arrive(iseq *S, const pinst *I, const pmods *M, const mbform *f, int
 	cas_arrival(S, f, ir_mem(addr, 0), gdec, gpend, old, now);
 	ptxl_ir_place(S, skip);
 	if (keep) {
-		iarg h = ptxl_ir_temps(S, IA_R, 2);
-		E(S, "mov.b64", ir_tvec(h, 2), old);
-		for (int q = 0; q < 2; q++)
-			E(S, "shfl.sync.idx.b32", ir_el(h, q), ir_el(h, q), leader, ir_imm(31), m);
-		E(S, "mov.b64", old, ir_tvec(h, 2));
+		shfl64(S, old, leader, m);
 		/* this lane's state: the object after rank + 1 of the group's arrivals */
 		E(S, "add.u32", x, rank, ir_imm(1));
 		E(S, "cvt.u64.u32", n64, x);

@@ -15,7 +15,7 @@ NVCC=$1
 SRC=$(cd "$(dirname "$0")" && pwd)
 VERSION=4.2.0.0
 CACHE=${BF16SHIM_TEST_CACHE:-$SRC/../../../.cache/cutlass}
-key=$({ cat "$SRC/cutlass_gemm.cu" "$SRC/cute_gemm.cu" "$SRC/cutlass_sparse.cu" "$SRC/build.sh"
+key=$({ cat "$SRC/cutlass_gemm.cu" "$SRC/cute_gemm.cu" "$SRC/cutlass_sparse.cu" "$SRC/check_d.h" "$SRC/build.sh"
 	"$NVCC" --version
 	echo "$VERSION"; } |
 	sha256sum | cut -c1-16)

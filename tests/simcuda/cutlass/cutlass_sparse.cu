@@ -21,6 +21,8 @@
 #include "cutlass/util/host_uncompress.h"
 #include "cutlass/util/reference/host/tensor_fill.h"
 
+#include "check_d.h"
+
 static int failures;
 
 template <typename T>
@@ -82,31 +84,11 @@ static void run(const char *name, int M, int N, int K, bool exact, unsigned seed
 		return;
 	}
 	d.sync_host();
-	int bad = 0;
-	double worst = 0;
-	for (int i = 0; i < M; i++)
-		for (int j = 0; j < N; j++) {
-			double ref = c.at({i, j}), mag = std::fabs(ref);
-			for (int k = 0; k < K; k++) {
-				double p = (double)float(a_full.at({i, k})) * (double)float(b.at({k, j}));
-				ref += p;
-				mag += std::fabs(p);
-			}
-			double got = d.at({i, j}), err = std::fabs(got - ref);
-			double bound = exact ? 0 : K * std::ldexp(mag, -23);
-			if (bound > 0 && err / bound > worst)
-				worst = err / bound;
-			if (!(err <= bound) && bad++ < 5) {
-				std::printf("FAIL %s: D[%d][%d] = %.9g, want %.12g (bound %.3g)\n", name, i, j,
-					    got, ref, bound);
-				failures++;
-			}
-		}
-	std::printf("%-12s %4d x %4d x %4d %-6s %s", name, M, N, K, exact ? "exact" : "random",
-		    bad ? "FAIL\n" : "ok");
-	if (!bad)
-		std::printf(exact ? " (equal to the fp64 product)\n" : " (max error %.3f of the bound)\n",
-			    worst);
+	failures += check_d(name, M, N, K, exact,
+			    [&](int i, int k) { return (double)float(a_full.at({i, k})); },
+			    [&](int k, int j) { return (double)float(b.at({k, j})); },
+			    [&](int i, int j) { return (double)c.at({i, j}); },
+			    [&](int i, int j) { return (double)d.at({i, j}); });
 }
 
 int main()

@@ -140,6 +140,18 @@ static int dec_shape_types(pdec *D, pmx *x)
 	return 0;
 }
 
+/* The register lists d, a, b, c (and e for mma.sp) of x->r, from operand 0 on. */
+static int dec_lists(pdec *D, pmx *x, int ne)
+{
+	uint32_t *r = x->r;
+	if (ptx__mx_prepare(D, x) || dx_reglist(D, 0, x->nd, 1, x->dt, r) ||
+	    dx_reglist(D, 1, x->na, 0, T_b32, r + x->nd) ||
+	    dx_reglist(D, 2, x->nb, 0, T_b32, r + x->nd + x->na) ||
+	    dx_reglist(D, 3, x->nc, 0, x->ct, r + x->nd + x->na + x->nb))
+		return -1;
+	return ne ? dx_reglist(D, 4, ne, 0, T_b32, r + x->nd + x->na + x->nb + x->nc) : 0;
+}
+
 int ptx__dec_mx_operands(pdec *D, pmx *x)
 {
 	if (x->at == T_f64) {
@@ -151,13 +163,7 @@ int ptx__dec_mx_operands(pdec *D, pmx *x)
 	x->blk = (uint8_t)ptx__mx_block(D->P->m->device_sm, x->at, x->k);
 	x->nd = (uint8_t)ptx__mx_unique(x, FR_D);
 	x->nc = (uint8_t)ptx__mx_unique(x, FR_C);
-	if (ptx__mx_prepare(D, x))
-		return -1;
-	uint32_t *r = x->r;
-	if (dx_nops(D, 4, 4) || dx_reglist(D, 0, x->nd, 1, x->dt, r) ||
-	    dx_reglist(D, 1, x->na, 0, T_b32, r + x->nd) ||
-	    dx_reglist(D, 2, x->nb, 0, T_b32, r + x->nd + x->na) ||
-	    dx_reglist(D, 3, x->nc, 0, x->ct, r + x->nd + x->na + x->nb))
+	if (dx_nops(D, 4, 4) || dec_lists(D, x, 0))
 		return -1;
 	return dx_done(D);
 }
@@ -195,14 +201,7 @@ static int dec_sparse(pdec *D, pmx *x)
 	x->blk = (uint8_t)ptx__mx_block(D->P->m->device_sm, x->at, x->k);
 	x->nd = (uint8_t)ptx__mx_unique(x, FR_D);
 	x->nc = (uint8_t)ptx__mx_unique(x, FR_C);
-	if (ptx__mx_prepare(D, x))
-		return -1;
-	uint32_t *r = x->r;
-	if (dx_nops(D, 6, 6) || dx_reglist(D, 0, x->nd, 1, x->dt, r) ||
-	    dx_reglist(D, 1, x->na, 0, T_b32, r + x->nd) ||
-	    dx_reglist(D, 2, x->nb, 0, T_b32, r + x->nd + x->na) ||
-	    dx_reglist(D, 3, x->nc, 0, x->ct, r + x->nd + x->na + x->nb) ||
-	    dx_reglist(D, 4, 1, 0, T_b32, r + x->nd + x->na + x->nb + x->nc))
+	if (dx_nops(D, 6, 6) || dec_lists(D, x, 1))
 		return -1;
 	/* the selector: one thread of four (0..3), or a pair (0, 1) where two carry it */
 	int pairs = x->k == (x->at == T_tf32 ? 16 : 32);
