@@ -22,6 +22,10 @@ uint16_t sm80_bf16_add(uint16_t a, uint16_t b);   /* round to nearest even, NaN 
  * Returns the number of runs that failed (each reported). */
 int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4]);
 
+/* Writes an mma's four register lists, "{%d0, ..}, {%a0, ..}, {%b0, ..}, {%c0, ..}" with
+ * counts[0..3] registers, at t + n (t holds size bytes); returns the new length. */
+int sm80_mma_lists(char *t, int n, int size, const int counts[4]);
+
 /* Matrices like a model's (operands.c): data set `set` (SM80_OPERAND_SETS names),
  * which 0 for A, 1 for B, 2 for C; row and col of the element in a matrix of `rows` rows. */
 #define SM80_OPERAND_SETS 3

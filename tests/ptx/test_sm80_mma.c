@@ -210,20 +210,10 @@ static char *kernel_text(const form *f)
 			n += snprintf(t + n, 8192 - n, "\tld.global.b32 %%%c%d, [%%rd%d+%d];\n", "abc"[p], r,
 				      p + 5, 4 * r);
 	}
-	n += snprintf(t + n, 8192 - n, "\tmma.sync.aligned.%.*s.row.col%s {", (int)strcspn(f->name, "."),
+	n += snprintf(t + n, 8192 - n, "\tmma.sync.aligned.%.*s.row.col%s ", (int)strcspn(f->name, "."),
 		      f->name, f->name + strcspn(f->name, "."));
-	for (int r = 0; r < nd; r++)
-		n += snprintf(t + n, 8192 - n, "%s%%d%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "}, {");
-	for (int r = 0; r < na(f); r++)
-		n += snprintf(t + n, 8192 - n, "%s%%a%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "}, {");
-	for (int r = 0; r < nb(f); r++)
-		n += snprintf(t + n, 8192 - n, "%s%%b%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "}, {");
-	for (int r = 0; r < nc; r++)
-		n += snprintf(t + n, 8192 - n, "%s%%c%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "};\n");
+	n = sm80_mma_lists(t, n, 8192, (const int[4]){ nd, na(f), nb(f), nc });
+	n += snprintf(t + n, 8192 - n, ";\n");
 	for (int r = 0; r < nd; r++)
 		n += snprintf(t + n, 8192 - n, "\tst.global.b32 [%%rd8+%d], %%d%d;\n", 4 * r, r);
 	snprintf(t + n, 8192 - n, "\tret;\n}\n");

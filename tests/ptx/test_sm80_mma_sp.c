@@ -65,20 +65,10 @@ static char *kernel_text(const spcase *c)
 					      p + 1, 4 * r);
 		}
 	}
-	n += snprintf(t + n, 8192 - n, "\tmma.%s.sync.aligned.m16n8k%d.row.col.%s.%s.%s.%s {", c->variant, c->k,
+	n += snprintf(t + n, 8192 - n, "\tmma.%s.sync.aligned.m16n8k%d.row.col.%s.%s.%s.%s ", c->variant, c->k,
 		      c->f16cd ? "f16" : "f32", c->type, c->type, c->f16cd ? "f16" : "f32");
-	for (int r = 0; r < nd(c); r++)
-		n += snprintf(t + n, 8192 - n, "%s%%d%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "}, {");
-	for (int r = 0; r < na(c); r++)
-		n += snprintf(t + n, 8192 - n, "%s%%a%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "}, {");
-	for (int r = 0; r < nb(c); r++)
-		n += snprintf(t + n, 8192 - n, "%s%%b%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "}, {");
-	for (int r = 0; r < nd(c); r++)
-		n += snprintf(t + n, 8192 - n, "%s%%c%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "}, %%e, 0x%d;\n", c->sel);
+	n = sm80_mma_lists(t, n, 8192, (const int[4]){ nd(c), na(c), nb(c), nd(c) });
+	n += snprintf(t + n, 8192 - n, ", %%e, 0x%d;\n", c->sel);
 	for (int r = 0; r < nd(c); r++)
 		n += snprintf(t + n, 8192 - n, "\tst.global.b32 [%%rd5+%d], %%d%d;\n", 4 * r, r);
 	snprintf(t + n, 8192 - n, "\tret;\n}\n");
