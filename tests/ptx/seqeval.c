@@ -391,7 +391,7 @@ int lower_one(const char *stmt, int target_sm, pinst *I, iseq *S)
 	pmatch m;
 	if (ptxl_insn_parse(I, stmt, strlen(stmt)))
 		return -1;
-	int r = ptxl_rule_match(I, &(lctx){ target_sm, NULL, 0 }, &m);
+	int r = ptxl_rule_match(I, &(lctx){ target_sm, NULL, 0, NULL }, &m);
 	if (r == MATCH_NONE)
 		return 0;
 	if (r != MATCH_LOWER)

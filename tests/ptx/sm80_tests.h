@@ -22,7 +22,28 @@ uint16_t sm80_bf16_add(uint16_t a, uint16_t b);   /* round to nearest even, NaN 
  * Returns the number of runs that failed (each reported). */
 int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4]);
 
+/* Writes an mma's four register lists, "{%d0, ..}, {%a0, ..}, {%b0, ..}, {%c0, ..}" with
+ * counts[0..3] registers, at t + n (t holds size bytes); returns the new length. */
+int sm80_mma_lists(char *t, int n, int size, const int counts[4]);
+
+/* Matrices like a model's (operands.c): data set `set` (SM80_OPERAND_SETS names),
+ * which 0 for A, 1 for B, 2 for C; row and col of the element in a matrix of `rows` rows. */
+#define SM80_OPERAND_SETS 3
+extern const char *const sm80_operand_sets[SM80_OPERAND_SETS];
+double sm80_operand(int set, int which, int row, int col, int rows, uint64_t *seed);
+
+/* The cost benchmark (`ptx_lower_sm80 bench`): each family runs its kernels on those data
+ * sets, checked as its test checks them, and hands the thread-instructions of the original
+ * (instr[0], sm_80) and of its lowered text (sm_75, sm_70, sm_61) to add. */
+typedef void (*sm80_bench_fn)(const char *family, const char *kernel, const char *data,
+			      const uint64_t instr[4]);
+void bench_sm80_mma(sm80_bench_fn add);
+void bench_sm80_wmma(sm80_bench_fn add);
+void bench_sm80_mbarrier(sm80_bench_fn add);
+void bench_sm80_mma_sp(sm80_bench_fn add);
+
 int test_sm80_mma(int argc, char **argv);
+int test_sm80_mma_sp(int argc, char **argv);
 int test_sm80_ldmatrix(int argc, char **argv);
 int test_sm80_cp_async(int argc, char **argv);
 int test_sm80_mbarrier(int argc, char **argv);

@@ -181,7 +181,9 @@ static void run_copies(void)
 	free(n);
 }
 
-static void run_barriers(int sm, const char *wait)
+/* instr (may be NULL): the thread-instructions of the original on sm and of its lowered
+ * text on sm_75, sm_70, sm_61. */
+static void run_barriers(int sm, const char *wait, uint64_t instr[4])
 {
 	char text[sizeof(barrier_kernel) + 256];
 	uint64_t seed = 9;
@@ -208,6 +210,8 @@ static void run_barriers(int sm, const char *wait)
 			FAIL("mbarrier (%s) on sm_%d: %s", wait, tsm, R.err);
 			continue;
 		}
+		if (instr)
+			instr[t] = R.instructions;
 		/* Pending counts depend on the order of arrivals: compare them as sets. */
 		for (int b = 0; b < BLOCKS; b++) {
 			uint32_t pend[THREADS], pend4[THREADS];
@@ -242,6 +246,66 @@ static void run_barriers(int sm, const char *wait)
 	free(in);
 }
 
+/* A pipeline as libcu++'s cuda::barrier makes one: 128 threads copy tile after tile of 2 KiB
+ * into one of two shared buffers with cp.async, each arrival counted when its copy is done
+ * (cp.async.mbarrier.arrive.noinc on the buffer's mbarrier), wait for the buffer's phase
+ * (test_wait.parity in a loop), and sum four of their neighbours' words of it with fma;
+ * out: each thread's sum.  16 tiles per block. */
+static const char pipeline_kernel[] =
+	".version 8.0\n.target sm_80\n.address_size 64\n"
+	".visible .entry pipe(.param .u64 pin, .param .u64 pout)\n{\n"
+	"\t.reg .b32 %r<40>;\n\t.reg .f32 %f<12>;\n\t.reg .b64 %rd<12>;\n\t.reg .pred %p<4>;\n"
+	"\t.shared .align 16 .b8 buf[4096];\n\t.shared .align 8 .b64 bar[2];\n"
+	"\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %ctaid.x;\n"
+	"\tld.param.u64 %rd1, [pin];\n\tld.param.u64 %rd2, [pout];\n"
+	"\tcvta.to.global.u64 %rd1, %rd1;\n\tcvta.to.global.u64 %rd2, %rd2;\n"
+	"\tmov.u32 %r3, bar;\n\tsetp.ne.u32 %p1, %r1, 0;\n"
+	"\t@%p1 bra $ready;\n\tmbarrier.init.shared.b64 [%r3], 128;\n\tmbarrier.init.shared.b64 [%r3+8], 128;\n"
+	"$ready:\n\tbar.sync 0;\n"
+	"\tmul.wide.u32 %rd3, %r2, 32768;\n\tadd.u64 %rd3, %rd1, %rd3;\n"   /* the block's 16 tiles */
+	"\tmul.wide.u32 %rd4, %r1, 16;\n\tadd.u64 %rd3, %rd3, %rd4;\n"
+	"\tmov.u32 %r4, buf;\n\tshl.b32 %r5, %r1, 4;\n\tadd.u32 %r5, %r4, %r5;\n"
+	"\tadd.u32 %r6, %r1, 1;\n\tand.b32 %r6, %r6, 127;\n\tshl.b32 %r6, %r6, 4;\n\tadd.u32 %r6, %r4, %r6;\n"
+	"\tmov.f32 %f1, 0f00000000;\n\tmov.u32 %r10, 0;\n"
+	"$tile:\n\tand.b32 %r11, %r10, 1;\n\tshl.b32 %r12, %r11, 11;\n\tshl.b32 %r13, %r11, 3;\n"
+	"\tadd.u32 %r14, %r3, %r13;\n\tadd.u32 %r15, %r5, %r12;\n\tadd.u32 %r16, %r6, %r12;\n"
+	"\tcp.async.cg.shared.global [%r15], [%rd3], 16;\n"
+	"\tcp.async.mbarrier.arrive.noinc.shared.b64 [%r14];\n"
+	"\tshr.u32 %r17, %r10, 1;\n\tand.b32 %r17, %r17, 1;\n"
+	"$wait:\n\tmbarrier.test_wait.parity.shared.b64 %p2, [%r14], %r17;\n\t@!%p2 bra $wait;\n"
+	"\tld.shared.v4.f32 {%f2, %f3, %f4, %f5}, [%r16];\n"
+	"\tfma.rn.f32 %f1, %f2, %f3, %f1;\n\tfma.rn.f32 %f1, %f4, %f5, %f1;\n"
+	"\tfma.rn.f32 %f1, %f2, %f5, %f1;\n\tfma.rn.f32 %f1, %f3, %f4, %f1;\n"
+	"\tbar.sync 0;\n"   /* the buffer is read before it is filled again */
+	"\tadd.u64 %rd3, %rd3, 2048;\n\tadd.u32 %r10, %r10, 1;\n\tsetp.lt.u32 %p3, %r10, 16;\n\t@%p3 bra $tile;\n"
+	"\tmad.lo.u32 %r20, %r2, 128, %r1;\n\tmul.wide.u32 %rd5, %r20, 4;\n\tadd.u64 %rd5, %rd2, %rd5;\n"
+	"\tst.global.f32 [%rd5], %f1;\n\tret;\n}\n";
+
+/* The pipeline on every target, bit for bit the original's; instr (may be NULL) as in
+ * run_barriers. */
+static void run_pipeline(uint64_t instr[4])
+{
+	enum { PBLOCKS = 8 };
+	uint64_t seed = 17;
+	float *in = malloc((size_t)PBLOCKS * 32768);
+	for (size_t i = 0; i < (size_t)PBLOCKS * 8192; i++)
+		in[i] = (float)((double)(int64_t)sim_rng(&seed) / 0x1p63);
+	float *outs[4][8] = { { 0 } };
+	void *vouts[4][8] = { { 0 } };
+	for (int t = 0; t < 4; t++)
+		vouts[t][1] = outs[t][1] = calloc(PBLOCKS * 128, 4);
+	sarg args[2] = { { (size_t)PBLOCKS * 32768, in, NULL, 0 }, { PBLOCKS * 128 * 4, NULL, NULL, 0 } };
+	srun R = { .kernel = "pipe", .grid = PBLOCKS, .block = 128, .args = args, .nargs = 2 };
+	uint64_t local[4];
+	if (!sm80_run_all(pipeline_kernel, &R, vouts, instr ? instr : local))
+		for (int t = 1; t < 4; t++)
+			CHECK(!memcmp(outs[t][1], outs[0][1], PBLOCKS * 128 * 4), "mbarrier pipeline on sm_%d: "
+			      "sums differ from sm_80's", sm80_targets[t - 1]);
+	for (int t = 0; t < 4; t++)
+		free(outs[t][1]);
+	free(in);
+}
+
 int test_sm80_cp_async(int argc, char **argv)
 {
 	(void)argc, (void)argv;
@@ -252,7 +316,19 @@ int test_sm80_cp_async(int argc, char **argv)
 int test_sm80_mbarrier(int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	run_barriers(80, "mbarrier.test_wait");
-	run_barriers(90, "mbarrier.try_wait");
+	run_barriers(80, "mbarrier.test_wait", NULL);
+	run_barriers(90, "mbarrier.try_wait", NULL);
+	run_pipeline(NULL);
 	return 0;
+}
+
+void bench_sm80_mbarrier(sm80_bench_fn add)
+{
+	uint64_t instr[4] = { 0 };
+	run_barriers(80, "mbarrier.test_wait", instr);
+	add("mbarrier", "test_wait", "-", instr);
+	run_barriers(90, "mbarrier.try_wait", instr);
+	add("mbarrier", "try_wait", "-", instr);
+	run_pipeline(instr);
+	add("mbarrier", "pipeline", "-", instr);
 }

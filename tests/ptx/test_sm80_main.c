@@ -58,6 +58,16 @@ float sm80_f32_value(uint32_t u)
 	return f;
 }
 
+int sm80_mma_lists(char *t, int n, int size, const int counts[4])
+{
+	for (int l = 0; l < 4; l++) {
+		n += snprintf(t + n, size - n, "%s{", l ? "}, " : "");
+		for (int r = 0; r < counts[l]; r++)
+			n += snprintf(t + n, size - n, "%s%%%c%d", r ? ", " : "", "dabc"[l], r);
+	}
+	return n + snprintf(t + n, size - n, "}");
+}
+
 int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4])
 {
 	int failed = 0;
@@ -78,6 +88,7 @@ int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4])
 
 static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "mma", test_sm80_mma },
+	{ "mma_sp", test_sm80_mma_sp },
 	{ "wmma", test_sm80_wmma },
 	{ "ldmatrix", test_sm80_ldmatrix },
 	{ "cp_async", test_sm80_cp_async },
@@ -127,10 +138,37 @@ static int cost_table(void)
 	return failed;
 }
 
+static void bench_row(const char *family, const char *kernel, const char *data,
+		      const uint64_t instr[4])
+{
+	/* The DRAM columns stay empty until the simulator counts DRAM bytes per launch. */
+	printf("%s,%s,%s,%llu,%llu,%llu,%llu,,,,\n", family, kernel, data, (unsigned long long)instr[0],
+	       (unsigned long long)instr[1], (unsigned long long)instr[2], (unsigned long long)instr[3]);
+	fflush(stdout);
+}
+
+/* The cost benchmark: CSV rows of thread-instructions per kernel and data set, the original
+ * on sm_80 (sm_90 where it needs it) and its lowered text on sm_75, sm_70, sm_61, then the
+ * same for DRAM bytes (the figures bench/tensorcore.sh checks).  Every result is checked as
+ * the tests check it. */
+static int bench(void)
+{
+	printf("family,kernel,data,sm_80,sm_75,sm_70,sm_61,dram_sm80,dram_sm75,dram_sm70,dram_sm61\n");
+	bench_sm80_mma(bench_row);
+	bench_sm80_wmma(bench_row);
+	bench_sm80_mbarrier(bench_row);
+	bench_sm80_mma_sp(bench_row);
+	if (test_failures)
+		fprintf(stderr, "ptx_lower_sm80 bench: %d checks FAILED\n", test_failures);
+	return test_failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "cost"))
 		return cost_table();
+	if (argc == 2 && !strcmp(argv[1], "bench"))
+		return bench();
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s TEST\n", argv[0]);
 		return 2;

@@ -210,20 +210,10 @@ static char *kernel_text(const form *f)
 			n += snprintf(t + n, 8192 - n, "\tld.global.b32 %%%c%d, [%%rd%d+%d];\n", "abc"[p], r,
 				      p + 5, 4 * r);
 	}
-	n += snprintf(t + n, 8192 - n, "\tmma.sync.aligned.%.*s.row.col%s {", (int)strcspn(f->name, "."),
+	n += snprintf(t + n, 8192 - n, "\tmma.sync.aligned.%.*s.row.col%s ", (int)strcspn(f->name, "."),
 		      f->name, f->name + strcspn(f->name, "."));
-	for (int r = 0; r < nd; r++)
-		n += snprintf(t + n, 8192 - n, "%s%%d%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "}, {");
-	for (int r = 0; r < na(f); r++)
-		n += snprintf(t + n, 8192 - n, "%s%%a%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "}, {");
-	for (int r = 0; r < nb(f); r++)
-		n += snprintf(t + n, 8192 - n, "%s%%b%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "}, {");
-	for (int r = 0; r < nc; r++)
-		n += snprintf(t + n, 8192 - n, "%s%%c%d", r ? ", " : "", r);
-	n += snprintf(t + n, 8192 - n, "};\n");
+	n = sm80_mma_lists(t, n, 8192, (const int[4]){ nd, na(f), nb(f), nc });
+	n += snprintf(t + n, 8192 - n, ";\n");
 	for (int r = 0; r < nd; r++)
 		n += snprintf(t + n, 8192 - n, "\tst.global.b32 [%%rd8+%d], %%d%d;\n", 4 * r, r);
 	snprintf(t + n, 8192 - n, "\tret;\n}\n");
@@ -236,7 +226,8 @@ typedef struct data {
 	int *kind;
 } data;
 
-/* Matrices of the given kinds (kind < 0: warp w gets kind w % NKIND) and their fragments. */
+/* Matrices of the given kinds (kind < 0: warp w gets kind w % NKIND; NKIND + s: data set s
+ * of operands.c) and their fragments. */
 static void fill(const form *f, data *D, int kind, uint64_t seed)
 {
 	int e = per_reg(f), nc = f->cf16 ? 2 : 4;
@@ -245,17 +236,21 @@ static void fill(const form *f, data *D, int kind, uint64_t seed)
 		double *A = D->A + w * 16 * f->k, *B = D->B + w * f->k * 8, *C = D->C + w * 128;
 		uint32_t abits[16][16], bbits[16][8], cbits[16][8];
 		D->kind[w] = kd;
+		int set = kd - NKIND;
 		for (int i = 0; i < 16 * f->k; i++) {
-			abits[i / f->k][i % f->k] = make(f->et, kd, &seed);
+			abits[i / f->k][i % f->k] = set >= 0 ? from_double(f->et, sm80_operand(set, 0, i / f->k,
+							       i % f->k, 16, &seed)) : make(f->et, kd, &seed);
 			A[i] = elem_value(f->et, abits[i / f->k][i % f->k]);
 		}
 		for (int i = 0; i < 8 * f->k; i++) {
-			bbits[i / 8][i % 8] = make(f->et, kd, &seed);
+			bbits[i / 8][i % 8] = set >= 0 ? from_double(f->et, sm80_operand(set, 1, i / 8, i % 8,
+							     f->k, &seed)) : make(f->et, kd, &seed);
 			B[i] = elem_value(f->et, bbits[i / 8][i % 8]);
 		}
 		for (int i = 0; i < 128; i++) {
 			uint64_t r = sim_rng(&seed);
 			double c = kd == KIND_EXACT ? (double)((int)(r % 257) - 128) / 8
+				   : set >= 0 ? (double)(float)sm80_operand(set, 2, i / 8, i % 8, 16, &seed)
 				   : (double)(float)((double)(int64_t)r / 0x1p63 * 4);
 			if (kd == KIND_SPECIAL && r % 7 == 0)
 				c = elem_value(f->cf16 ? 0 : 2, special(f->cf16 ? 0 : 2, r >> 12) & ~0x1fffu);
@@ -333,21 +328,53 @@ static uint64_t run_check(const form *f, const char *text, int sm, data *D, uint
 	return R.instructions;
 }
 
-int test_sm80_mma(int argc, char **argv)
+static const int targets[] = { 80, 75, 70, 61 };
+
+static void data_alloc(data *D)
 {
-	(void)argc, (void)argv;
-	static const int targets[] = { 80, 75, 70, 61 };
+	D->fa = calloc((size_t)WARPS * 32 * 4, 4);
+	D->fb = calloc((size_t)WARPS * 32 * 2, 4);
+	D->fc = calloc((size_t)WARPS * 32 * 4, 4);
+	D->A = calloc((size_t)WARPS * 16 * 16, sizeof(double));
+	D->B = calloc((size_t)WARPS * 16 * 8, sizeof(double));
+	D->C = calloc((size_t)WARPS * 128, sizeof(double));
+	D->kind = calloc(WARPS, sizeof(int));
+}
+
+static void data_free(data *D)
+{
+	free(D->fa), free(D->fb), free(D->fc), free(D->A), free(D->B), free(D->C), free(D->kind);
+}
+
+void bench_sm80_mma(sm80_bench_fn add)
+{
+	uint32_t *out = calloc((size_t)WARPS * 32 * 4, 4);
 	for (size_t fi = 0; fi < sizeof(forms) / sizeof(forms[0]); fi++) {
 		const form *f = &forms[fi];
 		char *text = kernel_text(f);
 		data D;
-		D.fa = calloc((size_t)WARPS * 32 * 4, 4);
-		D.fb = calloc((size_t)WARPS * 32 * 2, 4);
-		D.fc = calloc((size_t)WARPS * 32 * 4, 4);
-		D.A = calloc((size_t)WARPS * 16 * 16, sizeof(double));
-		D.B = calloc((size_t)WARPS * 16 * 8, sizeof(double));
-		D.C = calloc((size_t)WARPS * 128, sizeof(double));
-		D.kind = calloc(WARPS, sizeof(int));
+		data_alloc(&D);
+		for (int set = 0; set < SM80_OPERAND_SETS; set++) {
+			uint64_t instr[4];
+			fill(f, &D, NKIND + set, 3000 + 10 * fi + (size_t)set);
+			for (int t = 0; t < 4; t++)
+				instr[t] = run_check(f, text, targets[t], &D, out);
+			add("mma", f->name, sm80_operand_sets[set], instr);
+		}
+		data_free(&D);
+		free(text);
+	}
+	free(out);
+}
+
+int test_sm80_mma(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	for (size_t fi = 0; fi < sizeof(forms) / sizeof(forms[0]); fi++) {
+		const form *f = &forms[fi];
+		char *text = kernel_text(f);
+		data D;
+		data_alloc(&D);
 		uint32_t *out[4];
 		fill(f, &D, -1, 1000 + fi);
 		for (int t = 0; t < 4; t++) {
@@ -363,22 +390,36 @@ int test_sm80_mma(int argc, char **argv)
 						CHECK_EQ(out[t][w * 32 * nd + i], out[0][w * 32 * nd + i],
 							 "%s exact data, sm_%d against sm_80, warp %d word %d", f->name,
 							 targets[t], w, i);
-		/* sm_75 takes the tensor cores where f16 holds the operands, the FMA path where
-		 * not: fewer instructions for the first. */
-		if (f->et) {
+		/* sm_75 and sm_70 take the tensor cores where f16 holds the operands (sm_70 through
+		 * mma.m8n8k4, for .f16 too), the FMA path where not: fewer instructions for the
+		 * first (half on sm_75; sm_70's m8n8k4 takes operands from three lanes of four,
+		 * two thirds), and fewer than sm_61's FMA path on the same data. */
+		for (int t = 75; t >= 70; t -= 5) {
+			char *low = NULL;
+			srun R = { .kernel = "mma_test" };
+			sim_lower_run(text, t, &R, &low);
+			CHECK(t == 75 || (low && strstr(low, "mma.sync.aligned.m8n8k4")), "%s lowered for sm_70: "
+			      "no mma.m8n8k4", f->name);
+			free(low);
 			fill(f, &D, KIND_F16, 7);
-			uint64_t fast = run_check(f, text, 75, &D, out[1]);
+			uint64_t fast = run_check(f, text, t, &D, out[1]), fma = run_check(f, text, 61, &D, out[3]);
+			CHECK(fast && fma && fast < fma, "%s with f16 data: %llu instructions on sm_%d, "
+			      "%llu on sm_61 (FMA): the tensor-core path is not taken", f->name,
+			      (unsigned long long)fast, t, (unsigned long long)fma);
+			if (!f->et)
+				continue;
 			fill(f, &D, KIND_WIDE, 7);
-			uint64_t slow = run_check(f, text, 75, &D, out[1]);
-			CHECK(fast && slow && fast * 2 < slow, "%s on sm_75: %llu instructions with f16 data, "
-			      "%llu with wide data: the tensor-core path is not taken", f->name,
+			uint64_t slow = run_check(f, text, t, &D, out[1]);
+			CHECK(fast && slow && (t == 75 ? fast * 2 < slow : fast * 3 < slow * 2),
+			      "%s on sm_%d: %llu instructions with f16 data, "
+			      "%llu with wide data: the tensor-core path is not taken", f->name, t,
 			      (unsigned long long)fast, (unsigned long long)slow);
-			printf("%s on sm_75: %llu thread-instructions (f16 path), %llu (FMA path)\n", f->name,
+			printf("%s on sm_%d: %llu thread-instructions (f16 path), %llu (FMA path)\n", f->name, t,
 			       (unsigned long long)fast, (unsigned long long)slow);
 		}
 		for (int t = 0; t < 4; t++)
 			free(out[t]);
-		free(D.fa), free(D.fb), free(D.fc), free(D.A), free(D.B), free(D.C), free(D.kind);
+		data_free(&D);
 		free(text);
 	}
 	return 0;

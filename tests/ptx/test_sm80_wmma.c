@@ -299,6 +299,41 @@ static void check_scope(void)
 		free(out);
 }
 
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+	for (const char *p = s; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+/* The layout makes a lane's part of each matrix contiguous: m16n16k16 from global memory
+ * (A row-major, B column-major, C and D row-major) is two 8-byte loads for A and for B, two
+ * 16-byte ones for C and two 16-byte stores for D on sm_75 and sm_70, and nothing else;
+ * sm_70's products run on mma.m8n8k4. */
+static void check_vectors(void)
+{
+	char *text = kernel_text(&cases[0]);
+	for (int t = 75; t >= 70; t -= 5) {
+		char *low = NULL, *out = NULL;
+		size_t len;
+		struct ptx_lower_report rep;
+		if (ptx_lower(text, strlen(text), t, &out, &len, &rep) != PTX_LOWER_OK) {
+			FAIL("m16n16k16 global: not lowered for sm_%d", t);
+			continue;
+		}
+		low = out;
+		int v2 = count(low, "ld.global.v2.b32"), v4 = count(low, "ld.global.v4.b32");
+		int st4 = count(low, "st.global.v4.b32"), all = count(low, "ld.global") + count(low, "st.global");
+		CHECK(v2 == 4 && v4 == 2 && st4 == 2 && all == 8, "m16n16k16 global for sm_%d: %d ld.v2, %d ld.v4, "
+		      "%d st.v4 of %d accesses, want 4 ld.v2 for A and B, 2 ld.v4 for C and 2 st.v4 for D", t,
+		      v2, v4, st4, all);
+		CHECK(t == 75 || strstr(low, "mma.sync.aligned.m8n8k4"), "wmma for sm_70: no mma.m8n8k4");
+		free(out);
+	}
+	free(text);
+}
+
 /* The bf16 kernels nvcc made of CUDA's nvcuda::wmma API (tests/simcuda/kernels/wmma.cu:
  * generic addresses, register strides, A row-major, B column-major, C and D row-major),
  * each one warp, on the three kinds of data. */
@@ -362,13 +397,76 @@ static void nvcc_kernels(const char *dir, data *D)
 	}
 }
 
+/* Data set `set` of operands.c in every warp's matrices, each element at its place in its
+ * matrix (the padding a stride leaves gets values too: it must not be read). */
+static void fill_set(const wcase *c, data *D, int set, uint64_t seed)
+{
+	geom G = geometry(c);
+	for (int w = 0; w < WARPS; w++) {
+		uint16_t *A = (uint16_t *)(D->a + (size_t)w * REGION), *B = (uint16_t *)(D->b + (size_t)w * REGION);
+		float *C = (float *)(D->c + (size_t)w * REGION);
+		D->kind[w] = NKIND + set;
+		for (int i = 0; i < REGION / 2; i++) {
+			int ai = c->acol ? i % G.lda : i / G.lda, aj = c->acol ? i / G.lda : i % G.lda;
+			int bi = c->bcol ? i % G.ldb : i / G.ldb, bj = c->bcol ? i / G.ldb : i % G.ldb;
+			A[i] = bf16_of(sm80_operand(set, 0, ai, aj, c->m, &seed));
+			B[i] = bf16_of(sm80_operand(set, 1, bi, bj, c->k, &seed));
+		}
+		for (int i = 0; i < REGION / 4; i++)
+			C[i] = (float)sm80_operand(set, 2, 0, 0, c->m, &seed);
+	}
+}
+
+static void data_alloc(data *D)
+{
+	D->a = malloc((size_t)WARPS * REGION);
+	D->b = malloc((size_t)WARPS * REGION);
+	D->c = malloc((size_t)WARPS * REGION);
+}
+
+void bench_sm80_wmma(sm80_bench_fn add)
+{
+	data D;
+	data_alloc(&D);
+	for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+		const wcase *c = &cases[ci];
+		char *text = kernel_text(c), name[96];
+		snprintf(name, sizeof(name), "m%dn%dk%d a.%s b.%s c.%s %s%s", c->m, c->n, c->k,
+			 c->acol ? "col" : "row", c->bcol ? "col" : "row", c->ccol ? "col" : "row",
+			 c->space == SP_SHARED ? "shared" : c->space == SP_GLOBAL ? "global" : "generic",
+			 c->strided ? " strided" : "");
+		for (int set = 0; set < SM80_OPERAND_SETS; set++) {
+			uint8_t *out[4];
+			void *outs[4][8] = { { 0 } };
+			uint64_t instr[4];
+			fill_set(c, &D, set, 4000 + 10 * ci + (size_t)set);
+			sarg args[4] = {
+				{ (size_t)WARPS * REGION, D.a, NULL, 0 }, { (size_t)WARPS * REGION, D.b, NULL, 0 },
+				{ (size_t)WARPS * REGION, D.c, NULL, 0 }, { (size_t)WARPS * REGION, D.c, NULL, 0 },
+			};
+			srun R = { .kernel = "wmma_test", .grid = WARPS, .block = 32, .args = args, .nargs = 4 };
+			for (int t = 0; t < 4; t++) {
+				out[t] = calloc((size_t)WARPS, REGION);
+				outs[t][3] = out[t];
+			}
+			if (!sm80_run_all(text, &R, outs, instr)) {
+				for (int t = 0; t < 4; t++)
+					check(c, &D, out[t], NULL, t ? sm80_targets[t - 1] : 80, WARPS);
+				add("wmma", name, sm80_operand_sets[set], instr);
+			}
+			for (int t = 0; t < 4; t++)
+				free(out[t]);
+		}
+		free(text);
+	}
+	free(D.a), free(D.b), free(D.c);
+}
+
 /*   usage: ptx_lower_sm80 wmma [KERNELS_DIR]: with tests/simcuda/kernels, nvcc's kernels too */
 int test_sm80_wmma(int argc, char **argv)
 {
 	data D;
-	D.a = malloc((size_t)WARPS * REGION);
-	D.b = malloc((size_t)WARPS * REGION);
-	D.c = malloc((size_t)WARPS * REGION);
+	data_alloc(&D);
 	for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
 		const wcase *c = &cases[ci];
 		char *text = kernel_text(c);
@@ -424,5 +522,6 @@ int test_sm80_wmma(int argc, char **argv)
 		nvcc_kernels(argv[1], &D);
 	free(D.a), free(D.b), free(D.c);
 	check_scope();
+	check_vectors();
 	return 0;
 }

@@ -22,7 +22,7 @@ static int needs_more_than(const char *text, size_t len, int target)
 	ptxl_statements_init(&S, text, len);
 	while (ptxl_next_statement(&S, &st))
 		if (st.kind == ST_INSN && !ptxl_insn_parse(&I, text + st.start, st.end - st.start) &&
-		    ptxl_rule_match(&I, &(lctx){ target, NULL, 0 }, &m) != MATCH_NONE)
+		    ptxl_rule_match(&I, &(lctx){ target, NULL, 0, NULL }, &m) != MATCH_NONE)
 			return 1;
 	return 0;
 }
@@ -141,7 +141,7 @@ int test_text_issues(int argc, char **argv)
 		"\tmma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%r1,%r2,%r3,%r4};\n"
 		"\twgmma.fence.sync.aligned;\n"
 		"\tcvt.rn.bf16.f32 %rs1, %f1;\n"
-		"\tmma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6,%r7,%r8}, {%f1,%f2,%f3,%f4}, %r9, 0x0;\n"
+		"\tmma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r5,%r6,%r7,%r8}, {%r1,%r2,%r3,%r4}, %r9, 0x0;\n"
 		"\tfma.rn.oob.bf16 %rs1, %rs2, %rs3, %rs4;\n"
 		"\ttanh.approx.bf16 %rs1, %rs2;\n"
 		"\tmma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};\n"
@@ -156,7 +156,7 @@ int test_text_issues(int argc, char **argv)
 	static const struct { unsigned line; int sm; const char *what; } want[] = {
 		{ 4, 80, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32" },
 		{ 5, 90, "wgmma.fence.sync.aligned" },
-		{ 7, 80, "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32" },
+		{ 7, 80, "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32" },
 		{ 8, 90, "fma.rn.oob.bf16" },
 	};
 	for (unsigned i = 0; i < rep.n_issues && i < 4; i++) {

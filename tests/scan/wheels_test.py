@@ -166,14 +166,14 @@ if mode == "pypi":
         check(verdicts(x, four) == ["bf16shim", "bf16shim", "native", "native"],
               "xformers: verdicts", verdicts(x, four))
         agree_with_simulator(x["path"])
-        # With --deep, as the library would lower it: some kernels (CUTLASS's sparse GEMMs:
-        # mma.sp) cannot be lowered today, so the file runs partly on sm_70.
+        # With --deep, as the library would lower it: every kernel lowers (CUTLASS's sparse
+        # GEMMs, mma.sp, through their dense equivalent), so every module runs through
+        # bf16shim on sm_70 and sm_61.
         xd = files_by_tail(scan(x["path"], four, deep=True)).get("xformers/_C.so")
-        g = xd["gpus"]["sm_70"] if xd else {}
-        check(g.get("verdict") == "partly" and g.get("bf16shim", 0) > 0 and
-              g.get("none", 0) > 0 and "'mma.sp" in (g.get("note") or "") and
-              "kernel _ZN7cutlass" in (g.get("note") or ""),
-              "xformers --deep: partly on sm_70, naming a kernel that cannot be lowered", g)
+        for arch in ("sm_70", "sm_61"):
+            g = xd["gpus"][arch] if xd else {}
+            check(g.get("verdict") == "bf16shim" and g.get("bf16shim", 0) == x["modules"] and
+                  not g.get("none", 0), "xformers --deep: every module through bf16shim on " + arch, g)
     v2 = [f for t, f in files.items() if t.startswith("awq_v2_ext")]
     check(len(v2) == 1, "awq_v2_ext found", sorted(files))
     for f in v2:

@@ -16,8 +16,11 @@
  * the next phase when the last arrival comes; the state it returns is the object after the
  * arrival, before the phase moved on.  test_wait/try_wait compare the phase with the
  * state's (or its parity with the operand): try_wait may return false before its time
- * limit, so it never waits here.  The default .release/.acquire at .cta scope: membar.cta
- * before the arrival and after the test.  cp.async.mbarrier.arrive (9.7.9.25.3.4) comes
+ * limit, so it never waits here.  A test that finds the phase incomplete sleeps a little
+ * (nanosleep, sm_70 and newer: 9.7.19.2) before it answers, so that the loop around it
+ * polls about as often as the original's (whose failed test lets the other warps run)
+ * rather than as fast as the thread can.  The default .release/.acquire at .cta scope:
+ * membar.cta before the arrival and after the test.  cp.async.mbarrier.arrive (9.7.9.25.3.4) comes
  * after copies that are already complete: .noinc is an arrival, the plain form (pending
  * count raised, then an arrival) changes nothing.  Exact. */
 #include <string.h>
@@ -25,6 +28,7 @@
 #include "lower_internal.h"
 
 #define PEND 0x1fffffull
+#define WAIT_NS 64   /* a failed wait's sleep, in nanoseconds */
 
 static int word_is(const char *w, const char *const *list)
 {
@@ -257,25 +261,20 @@ static iarg wide(iseq *S, const pinst *I, int opnd)
 	return t;
 }
 
-/* The arrival: count arrivals (drop: fewer expected too) on the object at operand `at`;
- * the state into operand `state` when it is >= 0 and not the sink "_". */
-static void arrive(iseq *S, const pinst *I, const mbform *f, int at, int count, int drop,
-		   int state)
+/* The compare-and-swap loop of an arrival: dec off the object at `at` (pend: the arrivals
+ * it takes off the pending count), moving to the next phase when they are the last; the
+ * value before in old, the state after (before the phase moved on) in now. */
+static void cas_arrival(iseq *S, const mbform *f, iarg at, iarg dec, iarg pend_dec, iarg old,
+			iarg now)
 {
-	iarg c64 = wide(S, I, count), dec = ir_d(S), old = ir_d(S), now = ir_d(S), nxt = ir_d(S);
-	iarg pend = ir_d(S), exp = ir_d(S), cur = ir_d(S), done = ir_p(S), again = ir_p(S);
+	iarg nxt = ir_d(S), pend = ir_d(S), exp = ir_d(S), cur = ir_d(S), done = ir_p(S), again = ir_p(S);
 	iarg loop = ptxl_ir_label(S);
-	if (drop) {   /* one arrival fewer pending and expected, per count */
-		E(S, "mul.lo.u64", dec, c64, ir_imm((1ull << 21) + 1));
-	} else {
-		E(S, "mov.b64", dec, c64);
-	}
 	E0(S, "membar.cta");
-	E(S, sp(f, "ld.volatile.shared.u64", "ld.volatile.u64"), old, ir_omem(at, 0));
+	E(S, sp(f, "ld.volatile.shared.u64", "ld.volatile.u64"), old, at);
 	ptxl_ir_place(S, loop);
 	E(S, "sub.s64", now, old, dec);
 	E(S, "and.b64", pend, old, ir_imm(PEND));
-	E(S, "setp.eq.u64", done, pend, c64);
+	E(S, "setp.eq.u64", done, pend, pend_dec);
 	/* The last arrival: the next phase, with the expected count pending again. */
 	E(S, "shr.u64", exp, now, ir_imm(21));
 	E(S, "and.b64", exp, exp, ir_imm(PEND));
@@ -284,12 +283,99 @@ static void arrive(iseq *S, const pinst *I, const mbform *f, int at, int count, 
 	E(S, "and.b64", nxt, nxt, ir_imm(0x7fffffffffffffffull));
 	E(S, "or.b64", nxt, nxt, exp);
 	E(S, "selp.b64", nxt, nxt, now, done);
-	EG(S, sp(f, "atom.shared.cas.b64", "atom.cas.b64"), cur, ir_omem(at, 0), old, nxt);
+	E(S, sp(f, "atom.shared.cas.b64", "atom.cas.b64"), cur, at, old, nxt);
 	E(S, "setp.ne.u64", again, cur, old);
 	E(S, "mov.b64", old, cur);
 	EP(S, again, "bra", loop);
-	if (state >= 0 && strcmp(I->op[state], "_"))
-		EG(S, "mov.b64", ir_opnd(state), now);
+}
+
+/* x = lane src's 64-bit x (shfl.sync of its halves among the lanes of mask m). */
+static void shfl64(iseq *S, iarg x, iarg src, iarg m)
+{
+	iarg h = ptxl_ir_temps(S, IA_R, 2);
+	E(S, "mov.b64", ir_tvec(h, 2), x);
+	for (int q = 0; q < 2; q++)
+		E(S, "shfl.sync.idx.b32", ir_el(h, q), ir_el(h, q), src, ir_imm(31), m);
+	E(S, "mov.b64", x, ir_tvec(h, 2));
+}
+
+/* The arrival: count arrivals (drop: fewer expected too) on the object at operand `at`;
+ * the state into operand `state` when it is >= 0 and not the sink "_".  The lanes of a warp
+ * that arrive on one object together make one compare-and-swap: the lowest of them arrives
+ * for all (one atomic instead of 32 contending ones), and each lane's state is the object
+ * as its own arrival left it, in lane order (an order of the arrivals the ISA allows).
+ * With a count in a register (lanes may differ) each lane arrives by itself. */
+static void arrive(iseq *S, const pinst *I, const pmods *M, const mbform *f, int at, int count,
+		   int drop, int state)
+{
+	iarg c64 = wide(S, I, count), dec = ir_d(S), old = ir_d(S), now = ir_d(S), addr;
+	int keep = state >= 0 && strcmp(I->op[state], "_");
+	if (drop)   /* one arrival fewer pending and expected, per count */
+		E(S, "mul.lo.u64", dec, c64, ir_imm((1ull << 21) + 1));
+	else
+		E(S, "mov.b64", dec, c64);
+	if ((count >= 0 && I->op[count][0] == '%') ||
+	    ptxl_addr_temp(S, I, M, at, !f->shared, &addr)) {
+		cas_arrival(S, f, ir_omem(at, 0), dec, c64, old, now);
+		if (keep)
+			EG(S, "mov.b64", ir_opnd(state), now);
+		return;
+	}
+	int wide_addr = !f->shared;
+	iarg m = ir_r(S), todo = ir_r(S), lane = ir_r(S), lt = ir_r(S), low = ir_r(S), leader = ir_r(S);
+	iarg la = wide_addr ? ir_d(S) : ir_r(S), peers = ir_r(S), n = ir_r(S), rank = ir_r(S);
+	iarg n64 = ir_d(S), gdec = ir_d(S), gpend = ir_d(S), mine = ir_d(S), x = ir_r(S);
+	iarg same = ir_p(S), lead = ir_p(S), in = ir_p(S), more = ir_p(S);
+	iarg loop = ptxl_ir_label(S), skip = ptxl_ir_label(S);
+	E(S, "activemask.b32", m);
+	E(S, "mov.b32", todo, m);
+	E(S, "mov.u32", lane, ir_text("%laneid"));
+	if (keep)
+		E(S, "mov.u32", lt, ir_text("%lanemask_lt"));
+	ptxl_ir_place(S, loop);
+	E(S, "neg.s32", low, todo);
+	E(S, "and.b32", low, low, todo);
+	E(S, "bfind.u32", leader, low);
+	if (wide_addr) {
+		E(S, "mov.b64", la, addr);
+		shfl64(S, la, leader, m);
+		E(S, "setp.eq.u64", same, addr, la);
+	} else {
+		E(S, "shfl.sync.idx.b32", la, addr, leader, ir_imm(31), m);
+		E(S, "setp.eq.u32", same, addr, la);
+	}
+	E(S, "vote.sync.ballot.b32", peers, same, m);
+	E(S, "and.b32", peers, peers, todo);
+	E(S, "popc.b32", n, peers);
+	if (keep) {
+		E(S, "and.b32", x, peers, lt);
+		E(S, "popc.b32", rank, x);
+	}
+	/* the leader takes off n arrivals */
+	E(S, "cvt.u64.u32", n64, n);
+	E(S, "mul.lo.u64", gdec, dec, n64);
+	E(S, "mul.lo.u64", gpend, c64, n64);
+	E(S, "setp.eq.u32", lead, lane, leader);
+	EN(S, lead, "bra", skip);
+	cas_arrival(S, f, ir_mem(addr, 0), gdec, gpend, old, now);
+	ptxl_ir_place(S, skip);
+	if (keep) {
+		shfl64(S, old, leader, m);
+		/* this lane's state: the object after rank + 1 of the group's arrivals */
+		E(S, "add.u32", x, rank, ir_imm(1));
+		E(S, "cvt.u64.u32", n64, x);
+		E(S, "mul.lo.u64", n64, n64, dec);
+		E(S, "shr.b32", x, peers, lane);
+		E(S, "and.b32", x, x, ir_imm(1));
+		E(S, "setp.ne.u32", in, x, ir_imm(0));
+		EP(S, in, "sub.s64", mine, old, n64);
+	}
+	E(S, "not.b32", x, peers);
+	E(S, "and.b32", todo, todo, x);
+	E(S, "setp.ne.u32", more, todo, ir_imm(0));
+	EP(S, more, "bra.uni", loop);
+	if (keep)
+		EG(S, "mov.b64", ir_opnd(state), mine);
 }
 
 int ptxl_build_mbarrier(iseq *S, const pinst *I, const pmods *M)
@@ -321,31 +407,35 @@ int ptxl_build_mbarrier(iseq *S, const pinst *I, const pmods *M)
 		return 0;
 	case MB_ARRIVE:
 	case MB_DROP:
-		arrive(S, I, &f, 1, I->nops == 3 ? 2 : -1, f.op == MB_DROP, 0);
+		arrive(S, I, M, &f, 1, I->nops == 3 ? 2 : -1, f.op == MB_DROP, 0);
 		return 0;
 	case MB_CP_ARRIVE:
 		if (f.noinc)
-			arrive(S, I, &f, 0, -1, 0, -1);
+			arrive(S, I, M, &f, 0, -1, 0, -1);
 		return 0;
 	case MB_PENDING:
 		E(S, "and.b64", t, ir_opnd(1), ir_imm(PEND));
 		EG(S, "cvt.u32.u64", ir_opnd(0), t);
 		return 0;
-	default:   /* test_wait, try_wait: has the phase moved on from the state's (parity's)? */
-		EG(S, sp(&f, "ld.volatile.shared.u64", "ld.volatile.u64"), t, ir_omem(1, 0));
-		E(S, "shr.u64", t, t, ir_imm(42));
+	default: {   /* test_wait, try_wait: has the phase moved on from the state's (parity's)? */
+		iarg hi = ir_r(S), ph = ir_r(S);   /* the phase: bits 10-30 of the high word */
+		EG(S, sp(&f, "ld.volatile.shared.u32", "ld.volatile.u32"), hi, ir_omem(1, 4));
 		if (f.parity) {
-			iarg par = ir_r(S), now = ir_r(S);
-			E(S, "cvt.u32.u64", now, t);
-			E(S, "and.b32", now, now, ir_imm(1));
-			E(S, "mov.b32", par, ir_opnd(2));
-			E(S, "setp.ne.u32", p, now, par);
+			E(S, "shr.u32", ph, hi, ir_imm(10));
+			E(S, "and.b32", ph, ph, ir_imm(1));
+			E(S, "setp.ne.u32", p, ph, ir_opnd(2));
 		} else {
-			E(S, "shr.u64", u, ir_opnd(2), ir_imm(42));
-			E(S, "setp.ne.u64", p, t, u);
+			E(S, "shr.u64", u, ir_opnd(2), ir_imm(32));
+			E(S, "cvt.u32.u64", ph, u);
+			E(S, "xor.b32", ph, ph, hi);
+			E(S, "and.b32", ph, ph, ir_imm(0x7ffffc00u));
+			E(S, "setp.ne.u32", p, ph, ir_imm(0));
 		}
 		E0(S, "membar.cta");
+		if (M->ctx->target >= 70)
+			EN(S, p, "nanosleep.u32", ir_imm(WAIT_NS));
 		EG(S, "mov.pred", ir_opnd(0), p);
 		return 0;
+	}
 	}
 }

@@ -7,25 +7,25 @@
  * register r holds column g, rows 4e r + e t + j; C/D element i is row g + 8 (i / 2),
  * column 2t + i % 2.
  *
- * sm_75, .bf16/.tf32: when every element of the warp's A and B fragments is exactly an f16
- * (converted and back, equal; one vote for the warp), the product runs on the f16 tensor
- * cores: .bf16 m16n8k16 as two m16n8k8 (A registers 0-1 and 2-3, B 0 and 1: the same split
- * as .f16 m16n8k16), .tf32 m16n8k8 as one m16n8k8 with k reordered (A registers 0 and 2
- * pack into the first f16x2, 1 and 3 into the second, B 0 and 1 into one: the columns t
- * and t + 4 of each lane become 2t and 2t + 1 on both sides, which leaves the sum over k
- * unchanged), m16n8k4 likewise with zeros in the odd columns.  The products are exact
- * either way, so only the tensor cores' accumulation differs, which the ISA leaves
- * unspecified.  .f16 m16n8k16 is two m16n8k8, as vLLM's AWQ kernels split it.
- *
- * Otherwise (sm_70 and older, or an element an f16 cannot hold): each lane gathers the rows
- * of A and columns of B its four results need with shfl.sync (A rows g and g + 8 from the
- * lanes of its own group of four, B columns 2t and 2t + 1 from lanes 8t..8t+7), and sums
- * c + a0 b0 + a1 b1 + ... with fma.rn.f32 in k order: every product of two f16/bf16/tf32
- * values is exact in f32, so each step rounds once, and the result is within
- * k * 2^-24 * (|c| + sum |a b|) of the exact one, as the tensor cores' truncated block sums
- * are within k * 2^-23 of it.  NaN and infinities follow IEEE (a partial sum in k order may
+ * On sm_75 an .f16 product is two m16n8k8 in place; every other form is a call of a helper
+ * of this module (helpers.c), one per form:
+ *   - .f16 on sm_70: the tensor cores through mma.m8n8k4 (emit_mma_tc.c);
+ *   - .bf16, .tf32 on sm_70 and sm_75: the f16 tensor cores on f16 fragments holding exactly
+ *     the same values, as they are or scaled by powers of two (emit_mma_exact.c), else (an
+ *     element no scaling brings into f16, NaN) the FMA path below;
+ *   - everything on sm_61 and older: the FMA path.
+ * The FMA path: each lane gathers the rows of A and columns of B its four results need with
+ * shfl.sync (A rows g and g + 8 from the lanes of its own group of four, B columns 2t and
+ * 2t + 1 from lanes 8t..8t+7), and sums c + a0 b0 + a1 b1 + ... with fma.rn.f32 in k order:
+ * every product of two f16/bf16/tf32 values is exact in f32, so each step rounds once, and
+ * the result is within k * 2^-24 * (|c| + sum |a b|) of the exact one, as the tensor cores'
+ * truncated block sums are within k * 2^-23 of it.  The tensor-core paths are within the
+ * same bound (their products are exact too; only the accumulation differs, which the ISA
+ * leaves unspecified).  NaN and infinities follow IEEE (a partial sum in k order may
  * overflow where the tensor cores' block sums do not); an f16 D is the f32 result rounded
  * to nearest even, as on the tensor cores. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lower_internal.h"
@@ -33,7 +33,7 @@
 #define ALL ir_imm(0xffffffffu)
 
 /* The f32 values of register x: two bf16/f16 halves (low first) or one tf32. */
-static void unpack(iseq *S, int et, iarg x, iarg v[2])
+void ptxl_mma_unpack(iseq *S, int et, iarg x, iarg v[2])
 {
 	v[0] = ir_r(S);
 	if (et == ET_TF32) {
@@ -53,17 +53,17 @@ static void unpack(iseq *S, int et, iarg x, iarg v[2])
 }
 
 /* The accumulators as f32: the four registers, or the halves of two f16x2. */
-static void load_c(iseq *S, const mfrag *F, iarg c[4])
+void ptxl_mma_load_c(iseq *S, const mfrag *F, iarg c[4])
 {
 	for (int i = 0; i < 4; i++)
 		c[i] = F->c[i];
 	if (F->cf16)
 		for (int q = 0; q < 2; q++)
-			unpack(S, ET_F16, F->c[q], c + 2 * q);
+			ptxl_mma_unpack(S, ET_F16, F->c[q], c + 2 * q);
 }
 
 /* Writes D: f32 values, rounded to f16 pairs for an f16 D. */
-static void store_d(iseq *S, const mfrag *F, const iarg *val)
+void ptxl_mma_store_d(iseq *S, const mfrag *F, const iarg *val)
 {
 	int rows = F->half_rows ? 1 : 2;
 	for (int q = 0; q < rows && F->df16; q++) {
@@ -75,7 +75,7 @@ static void store_d(iseq *S, const mfrag *F, const iarg *val)
 }
 
 /* The FMA path: D = C + sum over k of A(row, k) B(k, col), in k order. */
-static void fma_path(iseq *S, const mfrag *F)
+void ptxl_mma_fma(iseq *S, const mfrag *F)
 {
 	int e = F->et == ET_TF32 ? 1 : 2, na = F->k / (2 * e), nb = F->k / (4 * e);
 	int rows = F->half_rows ? 1 : 2;
@@ -90,7 +90,7 @@ static void fma_path(iseq *S, const mfrag *F)
 				continue;
 			iarg x = ir_r(S);
 			E(S, "shfl.sync.idx.b32", x, F->a[r], ir_imm((uint64_t)tp), ir_imm(0x1c03), ALL);
-			unpack(S, F->et, x, v);
+			ptxl_mma_unpack(S, F->et, x, v);
 			for (int j = 0; j < e; j++)
 				av[r % 2][4 * e * (r / 2) + e * tp + j] = v[j];
 		}
@@ -104,7 +104,7 @@ static void fma_path(iseq *S, const mfrag *F)
 			for (int r = 0; r < nb; r++) {
 				iarg x = ir_r(S);
 				E(S, "shfl.sync.idx.b32", x, F->b[r], src, ir_imm(31), ALL);
-				unpack(S, F->et, x, v);
+				ptxl_mma_unpack(S, F->et, x, v);
 				for (int j = 0; j < e; j++)
 					bv[c][4 * e * r + e * tp + j] = v[j];
 			}
@@ -112,7 +112,7 @@ static void fma_path(iseq *S, const mfrag *F)
 	/* All but the last step into temporaries, then the last steps write D: D may share
 	 * registers with A, B or C, which are all read by then. */
 	iarg c0[4], acc[4], last[4];
-	load_c(S, F, c0);
+	ptxl_mma_load_c(S, F, c0);
 	for (int i = 0; i < 2 * rows; i++) {
 		acc[i] = c0[i];
 		for (int k = 0; k + 1 < F->k; k++) {
@@ -132,129 +132,94 @@ static void fma_path(iseq *S, const mfrag *F)
 		}
 	}
 	if (F->df16)
-		store_d(S, F, last);
+		ptxl_mma_store_d(S, F, last);
 }
 
-/* v -> f16 in h; ok &= (v is exactly that f16).  first: ok is set, not and-ed. */
-static void to_f16_exact(iseq *S, iarg v, iarg h, iarg ok, int first)
+/* A copy of F for the tensor cores: f16 fragments fa (A) and fb (B) of an m16n8k8 (tf32,
+ * bf16 k8) or m16n8k16 product. */
+static mfrag f16_frag(const mfrag *F, iarg fa, iarg fb)
 {
-	iarg back = ir_r(S);
-	E(S, "cvt.rn.f16.f32", h, v);
-	E(S, "cvt.f32.f16", back, h);
-	if (first)
-		E(S, "setp.eq.f32", ok, back, v);
-	else
-		E(S, "setp.eq.and.f32", ok, back, v, ok);
+	mfrag G = *F;
+	int steps = F->et == ET_BF16 ? F->k / 8 : 1;
+	G.et = ET_F16;
+	G.k = 8 * steps;
+	for (int j = 0; j < 4; j++)
+		G.a[j] = j < 2 * steps ? ir_el(fa, j) : ir_imm(0);
+	for (int j = 0; j < 2; j++)
+		G.b[j] = j < steps ? ir_el(fb, j) : ir_imm(0);
+	if (F->half_rows)   /* rows 8..15 do not exist: zeros in A's odd registers */
+		for (int j = 1; j < 4; j += 2)
+			G.a[j] = ir_imm(0);
+	return G;
 }
 
-/* The fragments as f16x2 for m16n8k8 steps: A pairs fa, fa+1 (fa+2, fa+3 for a second
- * step), B fb (fb+1); ok: whether every value was exact. */
-static void f16_fragments(iseq *S, const mfrag *F, iarg fa, iarg fb, iarg ok)
+/* One product of .bf16/.tf32 fragments through the tiers of emit_mma_exact.c. */
+typedef struct mma_tiers {
+	const mfrag *F;
+	mfrag G;             /* F on the f16 fragments fa, fb */
+	iarg fa, fb;
+	int target;
+} mma_tiers;
+
+static void mma_pack(iseq *S, const xfrag *X, void *ctx)
 {
-	int na = F->et == ET_TF32 ? F->k / 2 : F->k / 4, nb = F->et == ET_TF32 ? F->k / 4 : F->k / 8;
-	int n = F->et == ET_TF32 ? 3 : na + nb;   /* f16x2 registers made */
-	iarg h = ptxl_ir_temps(S, IA_H, 2 * n), v[2];
-	for (int r = 0; r < na + nb; r++) {
-		iarg x = r < na ? F->a[r] : F->b[r - na];
-		unpack(S, F->et, x, v);
-		if (F->et == ET_TF32) {   /* A r -> pair r % 2, half r / 2; B r -> pair 2, half r */
-			int pair = r < na ? r % 2 : 2, half = r < na ? r / 2 : r - na;
-			to_f16_exact(S, v[0], ir_el(h, 2 * pair + half), ok, r == 0);
-			continue;
-		}
-		for (int j = 0; j < 2; j++)
-			to_f16_exact(S, v[j], ir_el(h, 2 * r + j), ok, r == 0 && j == 0);
-	}
-	if (F->et == ET_TF32 && F->k == 4)
-		for (int pair = 0; pair < 3; pair++)
-			E(S, "mov.b16", ir_el(h, 2 * pair + 1), ir_imm(0));
-	for (int q = 0; q < n; q++) {
-		int isa = F->et == ET_TF32 ? q < 2 : q < na;
-		iarg dst = isa ? ir_el(fa, q) : ir_el(fb, q - (F->et == ET_TF32 ? 2 : na));
-		E(S, "mov.b32", dst, ir_tvec(ir_el(h, 2 * q), 2));
-	}
+	mma_tiers *M = ctx;
+	ptxl_mma_xfrag_pack(S, M->F, X, M->fa, M->fb);
 }
 
-static const char *mma_f16_op(int f16)
+/* sides 0: D = A * B + C on the tensor cores; else P from a zero accumulator, then
+ * D = C + 2^-(alpha + beta) P, one rounding. */
+static void mma_product(iseq *S, const xfrag *X, void *ctx, int sides)
 {
-	return f16 ? "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16"
-		   : "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32";
-}
-
-/* An operand list for regs[0..n): as it is when the registers are consecutive, else
- * copied into consecutive temporaries. */
-static iarg list(iseq *S, const iarg *regs, int n)
-{
-	iarg l = ptxl_ir_list(regs, n);
-	if (l.k != IA_NONE)
-		return l;
-	iarg t = ptxl_ir_temps(S, IA_R, n);
-	for (int j = 0; j < n; j++)
-		E(S, "mov.b32", ir_el(t, j), regs[j]);
-	return ir_tvec(t, n);
-}
-
-/* `steps` m16n8k8 products on f16x2 fragments (A: a[2s], a[2s+1]; B: b[s]) from C to D.
- * m16n8k8 takes an f16 C only with an f16 D (ptxas: ".dtype must be '.f16' when .ctype is
- * '.f16'"), so with two steps an f16 C enters as f32 and D is rounded once at the end. */
-static void tensor_steps(iseq *S, const mfrag *F, const iarg *a, const iarg *b, int steps)
-{
-	int f16 = F->df16 && steps == 1, rows = F->half_rows ? 1 : 2, nd = f16 ? 2 : 4;
-	iarg c, d = ptxl_ir_list(F->d, nd), cv[4];
-	if (F->cf16 && !f16) {
-		load_c(S, F, cv);
-		c = list(S, cv, 4);
-	} else {
-		c = list(S, F->c, nd);
-	}
-	int direct = !F->half_rows && d.k != IA_NONE && F->df16 == f16;
-	for (int s = 0; s < steps; s++) {
-		int final = s == steps - 1;
-		iarg out = final && direct ? d : ir_tvec(ptxl_ir_temps(S, IA_R, nd), nd);
-		ptxl_ir_emit(S, final && direct ? F->dguard : 0, mma_f16_op(f16),
-			     (iarg[]){ out, list(S, a + 2 * s, 2), list(S, b + s, 1), c }, 4);
-		c = out;
-	}
-	if (direct)
-		return;
-	iarg val[4];
-	for (int i = 0; i < nd; i++)
-		val[i] = (iarg){ IA_R, 0, (uint16_t)(c.i + i), 0 };
-	if (F->df16 && !f16) {
-		store_d(S, F, val);
+	mma_tiers *M = ctx;
+	if (!sides) {
+		ptxl_tc_product(S, &M->G, M->target);
 		return;
 	}
-	for (int i = 0; i < nd; i++)
-		if (!(f16 ? rows == 1 && i : rows == 1 && i >= 2))
-			ptxl_ir_emit(S, F->dguard, "mov.b32", (iarg[]){ F->d[i], val[i] }, 2);
+	static const int row[4] = { 0, 0, 1, 1 }, col[4] = { XFRAG_SIDE_B, XFRAG_SIDE_B, XFRAG_SIDE_B,
+							    XFRAG_SIDE_B };
+	int rows = M->F->half_rows ? 1 : 2;
+	mfrag G = M->G;
+	iarg zero = ir_r(S), p = ptxl_ir_temps(S, IA_R, 4), factor[4];
+	E(S, "mov.b32", zero, ir_imm(0));
+	for (int i = 0; i < 4; i++) {
+		G.c[i] = zero;
+		G.d[i] = ir_el(p, i);
+	}
+	G.cf16 = G.df16 = 0;
+	G.dguard = 0;
+	ptxl_tc_product(S, &G, M->target);
+	ptxl_xfrag_factors(S, X, sides, row, col, 2 * rows, factor);
+	for (int i = 0; i < 2 * rows; i++)
+		ptxl_ir_emit(S, M->F->dguard, "fma.rn.f32",
+			     (iarg[]){ M->F->d[i], ir_el(p, i), factor[i], M->F->c[i] }, 4);
+}
+
+static void mma_fallback(iseq *S, void *ctx)
+{
+	ptxl_mma_fma(S, ((mma_tiers *)ctx)->F);
 }
 
 int ptxl_mma_build(iseq *S, const mfrag *F, int target)
 {
-	if (target < 75) {
-		fma_path(S, F);
+	if (target < 70) {
+		ptxl_mma_fma(S, F);
 		return 0;
 	}
-	if (F->et == ET_F16) {   /* m16n8k16 -> two m16n8k8 */
-		tensor_steps(S, F, F->a, F->b, F->k / 8);
+	if (F->et == ET_F16) {
+		ptxl_tc_product(S, F, target);
 		return 0;
 	}
+	static const xtiers ops = { mma_pack, mma_product, mma_fallback };
 	int steps = F->et == ET_BF16 ? F->k / 8 : 1;
-	iarg fa = ptxl_ir_temps(S, IA_R, 2 * steps), fb = ptxl_ir_temps(S, IA_R, steps);
-	iarg a[4], b[2], ok = ir_p(S), all = ir_p(S);
-	for (int j = 0; j < 2 * steps; j++)
-		a[j] = ir_el(fa, j);
-	for (int j = 0; j < steps; j++)
-		b[j] = ir_el(fb, j);
-	iarg slow = ptxl_ir_label(S), done = ptxl_ir_label(S);
-	f16_fragments(S, F, fa, fb, ok);
-	E(S, "vote.sync.all.pred", all, ok, ALL);
-	EN(S, all, "bra.uni", slow);
-	tensor_steps(S, F, a, b, steps);
-	E(S, "bra.uni", done);
-	ptxl_ir_place(S, slow);
-	fma_path(S, F);
-	ptxl_ir_place(S, done);
+	mma_tiers M = { F, *F, ptxl_ir_temps(S, IA_R, 2 * steps), ptxl_ir_temps(S, IA_R, steps), target };
+	M.G = f16_frag(F, M.fa, M.fb);
+	xfrag *X = calloc(1, sizeof(*X));
+	if (!X)
+		return -1;
+	ptxl_mma_xfrag(S, F, X);
+	ptxl_xfrag_tiers(S, X, &ops, &M);
+	free(X);
 	return 0;
 }
 
@@ -283,24 +248,81 @@ int ptxl_mma_form(const pinst *I, mform *f)
 	return 0;
 }
 
-/* mma.sync.aligned.m16n8kK.row.col d, a, b, c as the original wrote it. */
+static void form_regs(int et, int k, int cf16, int df16, int n[HP_COUNT])
+{
+	int e = et == ET_TF32 ? 1 : 2;
+	n[HP_A] = k / (2 * e);
+	n[HP_B] = k / (4 * e);
+	n[HP_C] = cf16 ? 2 : 4;
+	n[HP_E] = 0;
+	n[HP_D] = df16 ? 2 : 4;
+}
+
+void ptxl_mma_helper_sizes(const hkey *k, int n[HP_COUNT])
+{
+	form_regs(k->et, k->k, k->cf16, k->df16, n);
+}
+
+int ptxl_mma_helper_body(iseq *S, const hkey *k, const iarg *const op[HP_COUNT])
+{
+	int n[HP_COUNT];
+	form_regs(k->et, k->k, k->cf16, k->df16, n);
+	mfrag F = { k->et, k->k, k->cf16, k->df16, 0, 0, { { 0 } }, { { 0 } }, { { 0 } }, { { 0 } } };
+	for (int j = 0; j < 4; j++) {
+		F.a[j] = j < n[HP_A] ? op[HP_A][j] : ir_imm(0);
+		F.c[j] = j < n[HP_C] ? op[HP_C][j] : ir_imm(0);
+		F.d[j] = j < n[HP_D] ? op[HP_D][j] : ir_imm(0);
+	}
+	for (int j = 0; j < 2; j++)
+		F.b[j] = j < n[HP_B] ? op[HP_B][j] : ir_imm(0);
+	return ptxl_mma_build(S, &F, k->target);
+}
+
+static const char *et_name(int et)
+{
+	return et == ET_BF16 ? "bf16" : et == ET_TF32 ? "tf32" : "f16";
+}
+
+void ptxl_mma_helper_name(const hkey *k, char *out, size_t cap)
+{
+	snprintf(out, cap, "mma_m16n8k%d_%s_%s_%s_sm%d", k->k, k->df16 ? "f16" : "f32", et_name(k->et),
+		 k->cf16 ? "f16" : "f32", k->target);
+}
+
+/* mma.sync.aligned.m16n8kK.row.col d, a, b, c as the original wrote it: on sm_75 an .f16
+ * product is two m16n8k8 in place; everything else calls the helper of its form. */
 int ptxl_build_mma(iseq *S, const pinst *I, const pmods *M)
 {
 	mform f;
+	int n[HP_COUNT];
 	if (ptxl_mma_form(I, &f) || I->nops != 4)
 		return -1;
-	int e = f.et == ET_TF32 ? 1 : 2, na = f.k / (2 * e), nb = f.k / (4 * e);
-	int nd = f.df16 ? 2 : 4, nc = f.cf16 ? 2 : 4;
-	if (ptxl_vec_len(I->op[0]) != nd || ptxl_vec_len(I->op[1]) != na ||
-	    ptxl_vec_len(I->op[2]) != nb || ptxl_vec_len(I->op[3]) != nc)
+	form_regs(f.et, f.k, f.cf16, f.df16, n);
+	if (ptxl_vec_len(I->op[0]) != n[HP_D] || ptxl_vec_len(I->op[1]) != n[HP_A] ||
+	    ptxl_vec_len(I->op[2]) != n[HP_B] || ptxl_vec_len(I->op[3]) != n[HP_C])
 		return -1;
-	mfrag F = { f.et, f.k, f.cf16, f.df16, 0, 1, { { 0 } }, { { 0 } }, { { 0 } }, { { 0 } } };
+	iarg a[4], b[2], c[4], d[4];
 	for (int j = 0; j < 4; j++) {
-		F.a[j] = j < na ? ir_vec(1, j) : ir_imm(0);
-		F.c[j] = j < nc ? ir_vec(3, j) : ir_imm(0);
-		F.d[j] = j < nd ? ir_vec(0, j) : ir_imm(0);
+		a[j] = j < n[HP_A] ? ir_vec(1, j) : ir_imm(0);
+		c[j] = j < n[HP_C] ? ir_vec(3, j) : ir_imm(0);
+		d[j] = j < n[HP_D] ? ir_vec(0, j) : ir_imm(0);
 	}
 	for (int j = 0; j < 2; j++)
-		F.b[j] = j < nb ? ir_vec(2, j) : ir_imm(0);
-	return ptxl_mma_build(S, &F, M->ctx->target);
+		b[j] = j < n[HP_B] ? ir_vec(2, j) : ir_imm(0);
+	if (M->ctx->target >= 75 && f.et == ET_F16) {
+		mfrag F = { f.et, f.k, f.cf16, f.df16, 0, 1, { { 0 } }, { { 0 } }, { { 0 } }, { { 0 } } };
+		memcpy(F.a, a, sizeof(a));
+		memcpy(F.b, b, sizeof(b));
+		memcpy(F.c, c, sizeof(c));
+		memcpy(F.d, d, sizeof(d));
+		return ptxl_mma_build(S, &F, M->ctx->target);
+	}
+	hkey k;
+	memset(&k, 0, sizeof(k));
+	k.kind = HK_MMA;
+	k.target = (uint8_t)M->ctx->target;
+	k.et = (uint8_t)f.et, k.k = (uint8_t)f.k, k.cf16 = (uint8_t)f.cf16, k.df16 = (uint8_t)f.df16;
+	const char *name = ptxl_helper_use(M->ctx->helpers, &k);
+	const iarg *op[HP_COUNT] = { a, b, c, NULL, d };
+	return name ? ptxl_helper_call(S, name, &k, op) : -1;
 }

@@ -9,6 +9,20 @@
 void ptxl_ir_init(iseq *S)
 {
 	S->n = S->nr = S->nh = S->nd = S->np = S->nlabels = S->npred = S->overflow = 0;
+	S->nlists = 0;
+}
+
+iarg ptxl_ir_anylist(iseq *S, const iarg *regs, int n)
+{
+	iarg l = ptxl_ir_list(regs, n);
+	if (l.k != IA_NONE)
+		return l;
+	if (S->nlists == IR_MAX_LISTS || n < 1 || n > IR_LIST_LEN) {
+		S->overflow = 1;
+		return (iarg){ IA_NONE, 0, 0, 0 };
+	}
+	memcpy(S->list[S->nlists], regs, (size_t)n * sizeof(iarg));
+	return (iarg){ IA_LIST, 0, (uint16_t)S->nlists++, (uint64_t)n };
 }
 
 iarg ptxl_ir_temps(iseq *S, int kind, int n)
@@ -176,7 +190,8 @@ static void put_elem(pbuf *B, const pinst *I, int i, int j)
 		put(B, s, len);
 }
 
-static void put_arg(pbuf *B, const pinst *I, const char *prefix, const char *lprefix, iarg a)
+static void put_arg(pbuf *B, const iseq *S, const pinst *I, const char *prefix, const char *lprefix,
+		    iarg a)
 {
 	switch (a.k) {
 	case IA_R: case IA_H: case IA_D: case IA_P:
@@ -220,6 +235,17 @@ static void put_arg(pbuf *B, const pinst *I, const char *prefix, const char *lpr
 	}
 	case IA_LABEL: putf(B, "%sL%llu", lprefix, (unsigned long long)a.v); break;
 	case IA_TEXT: puts_(B, (const char *)(uintptr_t)a.v); break;
+	case IA_LIST:
+		puts_(B, a.part ? "(" : "{");
+		for (uint64_t j = 0; j < a.v && a.i < S->nlists; j++) {
+			puts_(B, j ? ", " : "");
+			if (S->list[a.i][j].k == IA_LIST)
+				B->full = 1;
+			else
+				put_arg(B, S, I, prefix, lprefix, S->list[a.i][j]);
+		}
+		puts_(B, a.part ? ")" : "}");
+		break;
 	default: B->full = 1; break;
 	}
 }
@@ -268,7 +294,7 @@ size_t ptxl_ir_print(const iseq *S, const pinst *I, const char *prefix, const ch
 	for (int i = 0; i < S->n; i++) {
 		const iinsn *in = &S->in[i];
 		if (!in->op[0]) {   /* a label */
-			put_arg(&B, I, prefix, lprefix, in->a[0]);
+			put_arg(&B, S, I, prefix, lprefix, in->a[0]);
 			puts_(&B, ":\n");
 			continue;
 		}
@@ -293,7 +319,7 @@ size_t ptxl_ir_print(const iseq *S, const pinst *I, const char *prefix, const ch
 		puts_(&B, in->op);
 		for (int k = 0; k < in->nargs; k++) {
 			puts_(&B, k ? ", " : " ");
-			put_arg(&B, I, prefix, lprefix, in->a[k]);
+			put_arg(&B, S, I, prefix, lprefix, in->a[k]);
 		}
 		puts_(&B, ";\n");
 	}

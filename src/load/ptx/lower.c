@@ -20,6 +20,7 @@ typedef struct work {
 	lctx ctx;
 	unsigned serial;          /* blocks written: names their labels */
 	char lbase[16];           /* a label prefix the input does not use */
+	ptxl_helpers helpers;     /* the device functions the output calls */
 	char prefix[16], lprefix[32];
 	char block[1 << 19];
 } work;
@@ -92,6 +93,32 @@ static void pick_label_base(const char *in, size_t len, char *base, size_t cap)
 	snprintf(base, cap, "$bfl");
 	for (int i = 0; i < 1000 && find(in, len, base); i++)
 		snprintf(base, cap, "$bfl%d", i);
+}
+
+static int is_directive(const char *s, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	return n >= k && !memcmp(s, name, k) && (n == k || s[k] == ' ' || s[k] == '\t');
+}
+
+/* The helpers the output calls go after the module's header directives, before its first
+ * function (a function is defined before its calls, PTX ISA 7.1): 0, or a status. */
+static int put_helpers(obuf *B, const ptxl_helpers *H, size_t at)
+{
+	char *text;
+	size_t len;
+	int st = ptxl_helpers_text(H, &text, &len);
+	if (st)
+		return st;
+	put(B, "\n", 1);
+	put(B, text, len);   /* room at the end, then moved into place after a newline */
+	if (!B->err) {
+		memmove(B->p + at + len + 1, B->p + at, B->n - len - 1 - at);
+		B->p[at] = '\n';
+		memcpy(B->p + at + 1, text, len);
+	}
+	free(text);
+	return B->err;
 }
 
 /* ".target sm_80, ..." -> the offset and length of the sm number, 0 if none. */
@@ -204,12 +231,19 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 	}
 	W->serial = 0;
 	pick_label_base(in, len, W->lbase, sizeof(W->lbase));
+	W->helpers.n = 0;
+	pick_label_base(in, len, W->helpers.prefix, sizeof(W->helpers.prefix));
+	W->helpers.prefix[0] = '_';   /* "_bfl": a function name */
 	ptxl_regs_reset(&W->regs);
-	W->ctx = (lctx){ target, &W->regs, 0 };
+	W->ctx = (lctx){ target, &W->regs, 0, &W->helpers };
+	size_t header_end = 0;   /* output bytes of the directives before the first function */
+	int in_header = 1;
 	ptxl_statements_init(&S, in, len);
 	while (!B.err && ptxl_next_statement(&S, &st)) {
 		const char *s = in + st.start;
 		size_t n = st.end - st.start, k;
+		if (in_header && depth == 0 && st.kind != ST_DIRECTIVE)
+			in_header = 0;
 		if (st.kind == ST_OPEN && depth++ == 0) {
 			func++;
 			W->ctx.wmma_explicit = func < nfunc && wmma[func];
@@ -230,8 +264,16 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 			put(&B, W->block, k);
 			done = st.end;
 		}
+		if (in_header && st.kind == ST_DIRECTIVE && (is_directive(s, n, ".version") ||
+		    is_directive(s, n, ".target") || is_directive(s, n, ".address_size"))) {
+			put(&B, in + done, st.end - done);
+			done = st.end;
+			header_end = B.n;
+		}
 	}
 	put(&B, in + done, len - done);
+	if (!B.err && W->helpers.n)
+		B.err = put_helpers(&B, &W->helpers, header_end);
 	if (!B.err)
 		put(&B, "", 0);
 	free(wmma);

@@ -65,7 +65,7 @@ enum ptx_lower_kind {
 	PTX_LK_NEG_ABS,           /* neg/abs.bf16{x2} */
 	PTX_LK_COMPARE,           /* setp/set with .bf16{x2} sources */
 	PTX_LK_APPROX,            /* ex2.approx.ftz / tanh.approx .bf16{x2} */
-	PTX_LK_MMA,               /* mma.sync m16n8k{4,8,16} .bf16/.tf32/.f16 */
+	PTX_LK_MMA,               /* mma.sync m16n8k{4,8,16} .bf16/.tf32/.f16, mma.sp */
 	PTX_LK_WMMA,              /* wmma.load/store/mma of a function with .bf16 wmma */
 	PTX_LK_LDMATRIX,          /* ldmatrix, movmatrix */
 	PTX_LK_CP_ASYNC,          /* cp.async, cp.async.commit_group/wait_group/wait_all */

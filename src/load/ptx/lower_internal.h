@@ -75,16 +75,36 @@ typedef struct paddr {
 /* "[%rd4+16]", "[smem]", "[%r2+-8]", "[64]"; -1 if op is not a memory operand. */
 int ptxl_addr_parse(const char *op, paddr *A);
 
+/* ---- helpers.c: device functions the lowered text calls (one per form and module) ---- */
+enum { HK_MMA, HK_WMMA, HK_MMA_SP };
+enum { HP_A, HP_B, HP_C, HP_E, HP_D, HP_COUNT };   /* a helper's operands (e: mma.sp metadata) */
+
+typedef struct hkey {
+	uint8_t kind, target;
+	uint8_t et, k, cf16, df16;   /* the product: element type, K, f16 C and D */
+	uint8_t m, n, alay, blay;    /* wmma: shape and layouts of A and B */
+	uint8_t sel;                 /* mma.sp: the sparsity selector */
+} hkey;
+
+#define HELPERS_MAX 64
+typedef struct ptxl_helpers {
+	hkey key[HELPERS_MAX];
+	char name[HELPERS_MAX][64];
+	int n;
+	char prefix[16];             /* a function-name prefix no identifier of the input has */
+} ptxl_helpers;
+
 /* What a rewrite may know beyond its instruction. */
 typedef struct lctx {
 	int target;            /* the sm the output is for */
 	const regtab *regs;    /* the enclosing function's registers */
 	int wmma_explicit;     /* the function's wmma use the layout of emit_wmma.c */
+	ptxl_helpers *helpers; /* the helpers the output calls so far */
 } lctx;
 
 /* ---- ir.c: the instruction list a rule builds, and its printer ---- */
 enum { IA_NONE, IA_R, IA_H, IA_D, IA_P, IA_IMM, IA_OPND, IA_VEC, IA_OVEC, IA_TVEC, IA_MEM,
-       IA_OMEM, IA_OBASE, IA_LABEL, IA_TEXT };
+       IA_OMEM, IA_OBASE, IA_LABEL, IA_TEXT, IA_LIST };
 
 /* One argument:
  *   IA_R/H/D/P  temporary i (.b32, .b16, .b64, .pred)
@@ -98,7 +118,9 @@ enum { IA_NONE, IA_R, IA_H, IA_D, IA_P, IA_IMM, IA_OPND, IA_VEC, IA_OVEC, IA_TVE
  *   IA_OMEM     the original's memory operand i with v (signed) added to its offset
  *   IA_OBASE    the register or variable of the original's memory operand i
  *   IA_LABEL    label v of the block
- *   IA_TEXT     the static string at v ("%laneid") */
+ *   IA_TEXT     the static string at v ("%laneid")
+ *   IA_LIST     "{x, y, ...}" ("(x, y, ...)" for part 1): v registers of the block's list i
+ *               (ptxl_ir_anylist) */
 typedef struct iarg {
 	uint8_t k;
 	uint8_t part;
@@ -109,6 +131,8 @@ typedef struct iarg {
 #define IR_MAX_INSNS 2048
 #define IR_MAX_ARGS 6
 #define IR_MAX_TEMPS 4000        /* per kind */
+#define IR_MAX_LISTS 64
+#define IR_LIST_LEN 24
 
 typedef struct iinsn {
 	char op[64];             /* mnemonic, e.g. "fma.rz.f32"; "" for a label */
@@ -126,6 +150,8 @@ typedef struct iseq {
 	int nlabels;             /* labels made (a block with labels branches) */
 	int npred;               /* instructions with a predicate of their own */
 	int overflow;            /* a bound was hit: the sequence is unusable */
+	iarg list[IR_MAX_LISTS][IR_LIST_LEN];   /* operand lists of any registers (IA_LIST) */
+	int nlists;
 } iseq;
 
 void ptxl_ir_init(iseq *S);
@@ -156,6 +182,8 @@ static inline iarg ir_el(iarg first, int j)
 /* n elements of a list of registers as one operand list "{...}" when they are consecutive
  * temporaries or consecutive elements of one of the original's operands; IA_NONE if not. */
 iarg ptxl_ir_list(const iarg *regs, int n);
+/* "{x, y, ...}" of any n registers (a register may repeat): a list of the block. */
+iarg ptxl_ir_anylist(iseq *S, const iarg *regs, int n);
 /* "{first, ..., first+n-1}" */
 static inline iarg ir_tvec(iarg first, int n)
 {
@@ -265,6 +293,8 @@ int ptxl_build_cvt_f16x2(iseq *S, const pinst *I, const pmods *M);
 /* ---- emit_mma.c, emit_wmma.c, emit_matrix.c, emit_async.c, emit_sync.c, emit_atom.c,
  * emit_hint.c: the Ampere families (rules_sm80.c) ---- */
 int ptxl_build_mma(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_mma_sp(const pinst *I, const lctx *ctx);
+int ptxl_build_mma_sp(iseq *S, const pinst *I, const pmods *M);
 int ptxl_need_ldmatrix(const pinst *I, const lctx *ctx);
 int ptxl_build_ldmatrix(iseq *S, const pinst *I, const pmods *M);
 int ptxl_need_movmatrix(const pinst *I, const lctx *ctx);
@@ -285,6 +315,11 @@ int ptxl_build_hint(iseq *S, const pinst *I, const pmods *M);
  * .bf16 wmma and target is below sm_80); returns the number of functions, -1 on ENOMEM. */
 int ptxl_need_wmma(const pinst *I, const lctx *ctx);
 int ptxl_build_wmma(iseq *S, const pinst *I, const pmods *M);
+/* wmma's layout (emit_wmma.c): R row tiles of 16 rows (half: one of 8), Ct column tiles of
+ * 8; the register of tile (T, C)'s accumulator element 2h + j. */
+typedef struct wgeom { int R, Ct, half; } wgeom;
+wgeom ptxl_wmma_geom(int m, int n);
+int ptxl_wmma_dreg(const wgeom *G, int T, int C, int h, int j);
 int ptxl_wmma_prescan(const char *in, size_t len, int target, uint8_t **flags);
 
 /* ---- emit_mma.c: D = A * B + C of the m16n8 mma shapes ---- */
@@ -301,8 +336,75 @@ typedef struct mfrag {
 } mfrag;
 int ptxl_mma_build(iseq *S, const mfrag *F, int target);
 
+/* The f32 values of register x (two bf16/f16 halves, low first, or one tf32); C as f32
+ * values; D from f32 values (rounded to f16 pairs for an f16 D). */
+void ptxl_mma_unpack(iseq *S, int et, iarg x, iarg v[2]);
+void ptxl_mma_load_c(iseq *S, const mfrag *F, iarg c[4]);
+void ptxl_mma_store_d(iseq *S, const mfrag *F, const iarg *val);
+/* The FMA path (emit_mma.c): every target, any element values. */
+void ptxl_mma_fma(iseq *S, const mfrag *F);
+
+/* ---- emit_mma_tc.c: D = A * B + C of f16 fragments (F->et == ET_F16, K 8 or 16) on the
+ * tensor cores of target (sm_70 or sm_75) ---- */
+void ptxl_tc_product(iseq *S, const mfrag *F, int target);
+
+/* ---- emit_mma_exact.c: .bf16/.tf32 elements as f16 values that are exactly the same ---- */
+#define XFRAG_MAX 32
+#define XFRAG_SCALES 12
+#define XFRAG_SIDE_B 4           /* scales 0..3: rows of A; from 4: columns of B */
+/* The elements of a product's A and B fragments, each with the row of A or column of B it
+ * belongs to (its scale). */
+typedef struct xfrag {
+	int n;
+	iarg v[XFRAG_MAX];             /* f32 values */
+	uint8_t scale[XFRAG_MAX];
+	iarg h[XFRAG_MAX];             /* f16 values (b16 temporaries) */
+	iarg x[XFRAG_SCALES];          /* per scale: the exponent that gives its alpha */
+} xfrag;
+/* Appends the elements of register reg (type et). */
+void ptxl_xfrag_add(xfrag *X, iseq *S, int et, iarg reg, int scale);
+/* What a product does with X: pack X->h into its f16 fragments; the products on the tensor
+ * cores (sides 0: as they are; 1 or 3: A's rows (and B's columns) scaled: D = C +
+ * factor P, ptxl_xfrag_factors); the FMA path. */
+typedef struct xtiers {
+	void (*pack)(iseq *S, const xfrag *X, void *ctx);
+	void (*product)(iseq *S, const xfrag *X, void *ctx, int sides);
+	void (*fallback)(iseq *S, void *ctx);
+} xtiers;
+/* The elements as they are, else scaled (A only when B's were exact), else the fallback. */
+void ptxl_xfrag_tiers(iseq *S, xfrag *X, const xtiers *T, void *ctx);
+/* For n elements of D (element i: column 2t + i % 2, row scale row[i], column scale col[i]),
+ * the factor 2^-(alpha + beta) that undoes the scaling of `sides`. */
+void ptxl_xfrag_factors(iseq *S, const xfrag *X, int sides, const int *row, const int *col,
+			int n, iarg *factor);
+/* mma's A and B (scales: 0 row g, 1 row g + 8, XFRAG_SIDE_B column g), and their f16 values
+ * into the f16x2 fragments fa (A) and fb (B) of an m16n8k8/k16 product. */
+void ptxl_mma_xfrag(iseq *S, const mfrag *F, xfrag *X);
+void ptxl_mma_xfrag_pack(iseq *S, const mfrag *F, const xfrag *X, iarg fa, iarg fb);
+
 /* mma.sync.aligned.m16n8kK.row.col.D.A.B.C with K/types this pass lowers: 0 and *f set. */
 typedef struct mform { int et, k, cf16, df16; } mform;
 int ptxl_mma_form(const pinst *I, mform *f);
+
+/* ---- helpers.c ---- */
+/* The name of the helper for k (kept for the rest of the pass), NULL when there are too
+ * many helpers already. */
+const char *ptxl_helper_use(ptxl_helpers *H, const hkey *k);
+/* A call of helper name (its key k): the operands' registers in op[HP_*] (lists of
+ * consecutive temporaries or of one original operand's elements); D's writes are guarded. */
+int ptxl_helper_call(iseq *S, const char *name, const hkey *k, const iarg *const op[HP_COUNT]);
+/* The definitions of every helper in H, malloc'd; 0 or a PTX_LOWER_E* status. */
+int ptxl_helpers_text(const ptxl_helpers *H, char **out, size_t *len);
+/* Each kind's registers per operand, body (op: the registers loaded from the params, D's
+ * to write) and name (emit_mma.c, emit_wmma.c, emit_mma_sp.c). */
+void ptxl_mma_helper_sizes(const hkey *k, int n[HP_COUNT]);
+int ptxl_mma_helper_body(iseq *S, const hkey *k, const iarg *const op[HP_COUNT]);
+void ptxl_mma_helper_name(const hkey *k, char *out, size_t cap);
+void ptxl_wmma_helper_sizes(const hkey *k, int n[HP_COUNT]);
+int ptxl_wmma_helper_body(iseq *S, const hkey *k, const iarg *const op[HP_COUNT]);
+void ptxl_wmma_helper_name(const hkey *k, char *out, size_t cap);
+void ptxl_mma_sp_helper_sizes(const hkey *k, int n[HP_COUNT]);
+int ptxl_mma_sp_helper_body(iseq *S, const hkey *k, const iarg *const op[HP_COUNT]);
+void ptxl_mma_sp_helper_name(const hkey *k, char *out, size_t cap);
 
 #endif

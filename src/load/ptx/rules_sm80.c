@@ -51,6 +51,8 @@ static int mma_other_sm(const pinst *I)
 }
 
 static const sm80_rule rules[] = {
+	{ "mma.sp", PTX_LK_MMA, 80, ptxl_need_mma_sp, ptxl_build_mma_sp },
+	{ "mma.sp::ordered_metadata", PTX_LK_MMA, 80, ptxl_need_mma_sp, ptxl_build_mma_sp },
 	{ "mma", PTX_LK_MMA, 80, need_mma, ptxl_build_mma },
 	{ "wmma", PTX_LK_WMMA, 0, ptxl_need_wmma, ptxl_build_wmma },
 	{ "ldmatrix", PTX_LK_LDMATRIX, 75, ptxl_need_ldmatrix, ptxl_build_ldmatrix },

@@ -3,8 +3,10 @@
 # content: the sources, this script, the nvcc release and the CUTLASS version name a cache
 # folder, and a build found there is reused (CUTLASS takes minutes to compile on two cores).
 # Prints the folder, which holds cutlass_gemm_sm75 and cutlass_gemm_sm80 (PTX for compute_75
-# and compute_80 only: the simulator runs PTX) and cute_gemm (the package's cute tutorial
-# HGEMM for compute_80, cute_gemm.cu).
+# and compute_80 only: the simulator runs PTX), cute_gemm (the package's cute tutorial HGEMM
+# for compute_80, cute_gemm.cu) and cutlass_sparse (CUTLASS's Sm80 sparse GEMMs,
+# cutlass_sparse.cu), and ptx/ the PTX of the compute_80 builds (what the lowering's size is
+# measured on: tests/ptx/lowered_size.sh).
 #   usage: build.sh NVCC
 # BF16SHIM_TEST_CACHE: the cache folder (default: .cache/cutlass in the source tree, git-ignored,
 # beside the other test builds cached by content).
@@ -13,11 +15,13 @@ NVCC=$1
 SRC=$(cd "$(dirname "$0")" && pwd)
 VERSION=4.2.0.0
 CACHE=${BF16SHIM_TEST_CACHE:-$SRC/../../../.cache/cutlass}
-key=$({ cat "$SRC/cutlass_gemm.cu" "$SRC/cute_gemm.cu" "$SRC/build.sh"; "$NVCC" --version
+key=$({ cat "$SRC/cutlass_gemm.cu" "$SRC/cute_gemm.cu" "$SRC/cutlass_sparse.cu" "$SRC/check_d.h" "$SRC/build.sh"
+	"$NVCC" --version
 	echo "$VERSION"; } |
 	sha256sum | cut -c1-16)
 out=$CACHE/cutlass-gemm-$key
-if [ -x "$out/cutlass_gemm_sm75" ] && [ -x "$out/cutlass_gemm_sm80" ] && [ -x "$out/cute_gemm" ]
+if [ -x "$out/cutlass_gemm_sm75" ] && [ -x "$out/cutlass_gemm_sm80" ] && [ -x "$out/cute_gemm" ] &&
+	[ -x "$out/cutlass_sparse" ]
 then
 	echo "$out"
 	exit 0
@@ -39,16 +43,27 @@ tmp=$out.tmp.$$
 rm -rf "$tmp"
 mkdir -p "$tmp"
 start=$(date +%s)
+mkdir -p "$tmp/ptx" "$tmp/keep80" "$tmp/keepcute" "$tmp/keepsparse"
 for sm in 75 80; do
+	keep=
+	[ $sm = 75 ] || keep="--keep --keep-dir $tmp/keep80"
 	"$NVCC" -std=c++17 -O1 --expt-relaxed-constexpr -cudart shared -I "$pkg/include" \
-		-gencode "arch=compute_$sm,code=compute_$sm" -DTEST_SM=$sm \
+		-gencode "arch=compute_$sm,code=compute_$sm" -DTEST_SM=$sm $keep \
 		"$SRC/cutlass_gemm.cu" -o "$tmp/cutlass_gemm_sm$sm" >&2 &
 done
 "$NVCC" -std=c++17 -O1 --expt-relaxed-constexpr -cudart shared -I "$pkg/include" \
 	-I "$pkg/tools/util/include" -I "$pkg/examples" -gencode arch=compute_80,code=compute_80 \
-	"$SRC/cute_gemm.cu" -o "$tmp/cute_gemm" >&2 &
+	--keep --keep-dir "$tmp/keepcute" "$SRC/cute_gemm.cu" -o "$tmp/cute_gemm" >&2 &
 wait
-[ -x "$tmp/cutlass_gemm_sm75" ] && [ -x "$tmp/cutlass_gemm_sm80" ] && [ -x "$tmp/cute_gemm" ] ||
+"$NVCC" -std=c++17 -O1 --expt-relaxed-constexpr -cudart shared -I "$pkg/include" \
+	-I "$pkg/tools/util/include" -gencode arch=compute_80,code=compute_80 \
+	--keep --keep-dir "$tmp/keepsparse" "$SRC/cutlass_sparse.cu" -o "$tmp/cutlass_sparse" >&2
+for k in keep80 keepcute keepsparse; do
+	mv "$tmp/$k"/*.ptx "$tmp/ptx/" 2>/dev/null
+	rm -rf "${tmp:?}/$k"
+done
+[ -x "$tmp/cutlass_gemm_sm75" ] && [ -x "$tmp/cutlass_gemm_sm80" ] && [ -x "$tmp/cute_gemm" ] &&
+	[ -x "$tmp/cutlass_sparse" ] ||
 	{ echo "build.sh: nvcc failed" >&2; rm -rf "$tmp"; exit 1; }
 echo "build.sh: built in $(($(date +%s) - start)) s into $out" >&2
 rm -rf "$out"

@@ -23,6 +23,8 @@
 #include "cutlass/numeric_types.h"
 #include "cutlass/version.h"
 
+#include "check_d.h"
+
 static int failures;
 
 template <typename T, typename Arch, typename TB, typename Warp, typename Inst, int Stages>
@@ -92,31 +94,11 @@ static void run(const char *name, int M, int N, int K, bool exact, unsigned seed
 	}
 	CUDA_OK(cudaDeviceSynchronize());
 	CUDA_OK(cudaMemcpy(d.data(), dd, d.size() * sizeof(float), cudaMemcpyDeviceToHost));
-	int bad = 0;
-	double worst = 0;
-	for (int i = 0; i < M; i++)
-		for (int j = 0; j < N; j++) {
-			double ref = c[(size_t)i * N + j], mag = std::fabs(ref);
-			for (int k = 0; k < K; k++) {
-				double p = (double)float(a[(size_t)i * K + k]) * (double)float(b[(size_t)j * K + k]);
-				ref += p;
-				mag += std::fabs(p);
-			}
-			double got = d[(size_t)i * N + j], err = std::fabs(got - ref);
-			double bound = exact ? 0 : K * std::ldexp(mag, -23);
-			if (bound > 0 && err / bound > worst)
-				worst = err / bound;
-			if (!(err <= bound) && bad++ < 5) {
-				std::printf("FAIL %s: D[%d][%d] = %.9g, want %.12g (bound %.3g)\n", name, i, j,
-					    got, ref, bound);
-				failures++;
-			}
-		}
-	std::printf("%-10s %4d x %4d x %4d %-6s %s", name, M, N, K, exact ? "exact" : "random",
-		    bad ? "FAIL\n" : "ok");
-	if (!bad)
-		std::printf(exact ? " (equal to the fp64 product)\n" : " (max error %.3f of the bound)\n",
-			    worst);
+	failures += check_d(name, M, N, K, exact,
+			    [&](int i, int k) { return (double)float(a[(size_t)i * K + k]); },
+			    [&](int k, int j) { return (double)float(b[(size_t)j * K + k]); },
+			    [&](int i, int j) { return (double)c[(size_t)i * N + j]; },
+			    [&](int i, int j) { return (double)d[(size_t)i * N + j]; });
 	cudaFree(da);
 	cudaFree(db);
 	cudaFree(dc);

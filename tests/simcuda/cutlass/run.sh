@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# CUTLASS's GEMMs on the simulated tensor cores (cutlass_gemm.cu, cute_gemm.cu): builds them
-# once per content (build.sh, cached), then runs the compute_75 build on sm_75 and sm_80 and
-# the compute_80 builds on sm_80, also with copies completing only at their wait; then the
-# compute_80 GEMMs below sm_80, where without bf16shim nothing runs and through it (their
-# PTX lowered on its way into the driver: cp.async, ldmatrix, mma) every GEMM passes.
+# CUTLASS's GEMMs on the simulated tensor cores (cutlass_gemm.cu, cute_gemm.cu,
+# cutlass_sparse.cu): builds them once per content (build.sh, cached), then runs the
+# compute_75 build on sm_75 and sm_80 and the compute_80 builds on sm_80, also with copies
+# completing only at their wait; then the compute_80 GEMMs below sm_80, where without
+# bf16shim nothing runs and through it (their PTX lowered on its way into the driver:
+# cp.async, ldmatrix, mma, mma.sp) every GEMM passes.
 # Usage: run.sh NVCC BF16SHIM_CMD   (BF16SHIM_SIMDIR names the simulated stack,
 # BF16SHIM_LIB the library)
 set -u
@@ -23,6 +24,7 @@ run sm_80 cutlass_gemm_sm80
 run sm_80 cutlass_gemm_sm80 SIMCUDA_ASYNC_COPY=wait
 run sm_80 cute_gemm
 run sm_80 cute_gemm SIMCUDA_ASYNC_COPY=wait
+run sm_80 cutlass_sparse
 
 cache_base=$(mktemp -d)
 BF16SHIM_CACHE_DIR=$cache_base
@@ -37,6 +39,7 @@ with_shim() {
 }
 for arch in sm_75 sm_70 sm_61; do
 	with_shim "$arch" cutlass_gemm_sm80
+	with_shim "$arch" cutlass_sparse
 done
 # The cute HGEMM asks for 96 KiB of shared memory per block: of these, only sm_70 has it.
 with_shim sm_70 cute_gemm

@@ -198,6 +198,8 @@ static const arch_row rows[] = {
 	  "mma with FP8 floating point type and FP16 accumulation", "9.7.14.5.14", 2 },
 	{ OPS(OP_mma), 0, 0, 0, W_and, 0, 80, 71, K_MODVER, ".and' on 'mma", "9.7.14.5.14", 3 },
 	{ OPS(OP_mma), 0, 0, 0, W_sp, 0, 80, 71, K_FEATVER, "Sparse MMA", "9.7.14.6.3", 1 },
+	{ OPS(OP_mma), 0, 0, 0, W_ordered_metadata, 0, 80, 85, K_FEATVER, ".sp::ordered_metadata",
+	  "9.7.14.6.3", 1 },
 	/* wmma (9.7.14.4.3-5): the kind of type, .aligned (PTX 6.3), the shape, then wmma.mma */
 	{ OPS(OP_wmma), 0, 0, 0, W_aligned, 0, 0, 60, 0, ".aligned", "ptxas 13.0", 0 },
 	{ OPS(OP_wmma), 0, 0, TC_WMMA_FP, 0, 0, 70, 60, 0, "WMMA with floating point types",

@@ -425,7 +425,9 @@ int ptx__parse_body(pparse *P, uint32_t fi)
 	for (uint32_t i = 0; i < f->nrets + f->nparams; i++) {
 		int32_t si = i < f->nrets ? f->rets[i] : f->params[i - f->nrets];
 		psym *y = &m->syms[si];
-		if (ptx__bind(P, y->name, (uint32_t)strlen(y->name), B_SYM, (uint32_t)si, 0))
+		int reg = y->space == SP_REGPARAM;
+		if (ptx__bind(P, y->name, (uint32_t)strlen(y->name), reg ? B_REG : B_SYM,
+			      reg ? y->kparam_off : (uint32_t)si, reg))
 			return -1;
 	}
 	while (!P->st) {

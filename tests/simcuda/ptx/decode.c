@@ -112,6 +112,14 @@ static int split_mods(const char *s, pmods *m)
 		int found = 0;
 		if (colons && (n - base == 5 && memcmp(colons, "::cta", 5) == 0))
 			n = base;     /* .shared::cta is .shared */
+		else if (colons && n == 20 && memcmp(p, "sp::ordered_metadata", 20) == 0) {
+			/* mma.sp::ordered_metadata: .sp and the word of its variant */
+			if (m->nwords < 15) {
+				m->words[m->nwords++] = W_sp;
+				m->words[m->nwords++] = W_ordered_metadata;
+			}
+			continue;
+		}
 		else if (colons && (memcmp(p, "L1::", 4) == 0 || memcmp(p, "L2::", 4) == 0)) {
 			/* .L2::cache_hint (a policy operand follows), .L2::evict_* (eviction
 			 * priorities: prefetch, createpolicy), .L1::* (eviction priorities of
@@ -191,9 +199,6 @@ int ptx__decode(pparse *P, uint32_t guard, int gneg, ptok op, int nops, int line
 	int unknown = split_mods(D.text + blen, &D.mods);
 	if (ptx__arch_check(&D, opc))
 		return -1;
-	if (opc == OP_mma && strncmp(D.text, "mma.sp", 6) == 0)
-		return dx_fail(&D, PTX_EUNKNOWN, "Instruction '%s' (mma.sp, sparse matrices) is not "
-			       "implemented by the simulator", D.text);
 	int (*dec)(pdec *) = decoder_of(opc);
 	if (unknown || !dec)
 		return dx_bad(&D);
@@ -266,6 +271,13 @@ int ptx__finish_function(pparse *P, uint32_t fi)
 	for (; P->mx_done < m->nmx; P->mx_done++)
 		for (int i = 0; i < MX_REGS; i++)
 			m->mx[P->mx_done].r[i] = slot_of(f, m->mx[P->mx_done].r[i], &bad);
+	for (; P->calls_done < m->ncalls; P->calls_done++) {   /* .reg arguments: the caller's slots */
+		pcall *c = &m->calls[P->calls_done];
+		const pfunc *callee = &m->funcs[c->callee];
+		for (uint32_t i = 0; i < c->nargs && i < callee->nparams; i++)
+			if (m->syms[callee->params[i]].space == SP_REGPARAM)
+				c->args[i] = (int32_t)slot_of(f, (uint32_t)c->args[i], &bad);
+	}
 	if (bad)
 		return ptx__perr(P, f->line, PTX_ESYNTAX, "internal error: bad register reference");
 	return 0;

@@ -28,6 +28,9 @@ int ptx__mx_unique(const pmx *x, int which);
 int ptx__mx_prepare(pdec *D, pmx *x);
 /* D = A * B + C over the warp's registers (x->r: d, a, b, c). */
 void ptx__mx_exec(pwarp *w, const pmx *x);
+/* mma.sp: fails the launch where the metadata selects an element twice (or out of order
+ * for ::ordered_metadata), which the ISA leaves undefined (9.7.14.6.1); 0 if none does. */
+int ptx__mx_sparse_check(pwarp *w, const pinsn *in, const pmx *x);
 /* The handler of mma and wmma.mma: the whole warp, then the engine. */
 int ptx__x_mx(pwarp *w, const pinsn *in, uint32_t m);
 /* Decodes the rest of mma / wmma.mma: .f64 rounding, then the operand lists d, a, b, c

@@ -379,7 +379,8 @@ int dx_label(pdec *D, int i)
 	return 0;
 }
 
-/* call{.uni} [(ret),] func [, (args)]: arguments are .param variables of the caller. */
+/* call{.uni} [(ret),] func [, (args)]: arguments are .param variables of the caller, or
+ * registers and constants for the callee's .reg parameters. */
 int dx_call(pdec *D)
 {
 	pparse *P = D->P;
@@ -403,13 +404,23 @@ int dx_call(pdec *D)
 			       "supported)", D->text);
 	c.callee = (uint32_t)o->sym;
 	o = opnd(D, ++i);
+	const pfunc *callee = &m->funcs[c.callee];
 	if (o->kind == O_LIST) {
-		if (o->n > 8)
-			return dx_fail(D, PTX_EUNKNOWN, "more than eight arguments in '%s'", D->text);
+		if (o->n > MAX_CALL_ARGS)
+			return dx_fail(D, PTX_EUNKNOWN, "more than %d arguments in '%s'", MAX_CALL_ARGS,
+				       D->text);
 		for (int j = 0; j < o->n; j++) {
-			if (o->elem[j].kind != O_SYM || m->syms[o->elem[j].sym].space != SP_PARAM)
+			const popnd *a = &o->elem[j];
+			if (j < (int)callee->nparams && m->syms[callee->params[j]].space == SP_REGPARAM) {
+				if (a->kind != O_REG && a->kind != O_IMM)
+					return dx_fail(D, PTX_ESYNTAX, "argument %d of '%s' must be a register or "
+						       "a constant", j + 1, D->text);
+				c.args[c.nargs++] = (int32_t)dx_elem_src(D, a, m->syms[callee->params[j]].elem);
+				continue;
+			}
+			if (a->kind != O_SYM || m->syms[a->sym].space != SP_PARAM)
 				return dx_fail(D, PTX_EUNKNOWN, "call arguments must be .param variables");
-			c.args[c.nargs++] = o->elem[j].sym;
+			c.args[c.nargs++] = a->sym;
 		}
 		i++;
 	}

@@ -1,6 +1,7 @@
 /* ops_mma.c: mma.sync.aligned, the warp-level matrix multiply-accumulate (PTX ISA
- * 9.7.14.5.14): its shapes and types, and the handler that runs it over the whole warp
- * with the engine of tcore.c.  mma.sp (sparse) is refused at load (decode.c). */
+ * 9.7.14.5.14), and mma.sp{::ordered_metadata} with a structured-sparse A (9.7.14.6.3) for
+ * .f16/.bf16 (m16n8k16, m16n8k32) and .tf32 (m16n8k8, m16n8k16): shapes and types, and the
+ * handler that runs them over the whole warp with the engine of tcore.c. */
 #include <string.h>
 
 #include "mma.h"
@@ -60,9 +61,12 @@ static int family(int t)
 
 int ptx__x_mx(pwarp *w, const pinsn *in, uint32_t m)
 {
+	const pmx *x = &w->b->m->mx[in->aux];
 	int st = ptx__warp_aligned(w, in, m);
+	if (!st && x->sparse)
+		st = ptx__mx_sparse_check(w, in, x);
 	if (!st)
-		ptx__mx_exec(w, &w->b->m->mx[in->aux]);
+		ptx__mx_exec(w, x);
 	return st;
 }
 
@@ -136,6 +140,18 @@ static int dec_shape_types(pdec *D, pmx *x)
 	return 0;
 }
 
+/* The register lists d, a, b, c (and e for mma.sp) of x->r, from operand 0 on. */
+static int dec_lists(pdec *D, pmx *x, int ne)
+{
+	uint32_t *r = x->r;
+	if (ptx__mx_prepare(D, x) || dx_reglist(D, 0, x->nd, 1, x->dt, r) ||
+	    dx_reglist(D, 1, x->na, 0, T_b32, r + x->nd) ||
+	    dx_reglist(D, 2, x->nb, 0, T_b32, r + x->nd + x->na) ||
+	    dx_reglist(D, 3, x->nc, 0, x->ct, r + x->nd + x->na + x->nb))
+		return -1;
+	return ne ? dx_reglist(D, 4, ne, 0, T_b32, r + x->nd + x->na + x->nb + x->nc) : 0;
+}
+
 int ptx__dec_mx_operands(pdec *D, pmx *x)
 {
 	if (x->at == T_f64) {
@@ -147,21 +163,67 @@ int ptx__dec_mx_operands(pdec *D, pmx *x)
 	x->blk = (uint8_t)ptx__mx_block(D->P->m->device_sm, x->at, x->k);
 	x->nd = (uint8_t)ptx__mx_unique(x, FR_D);
 	x->nc = (uint8_t)ptx__mx_unique(x, FR_C);
-	if (ptx__mx_prepare(D, x))
+	if (dx_nops(D, 4, 4) || dec_lists(D, x, 0))
 		return -1;
-	uint32_t *r = x->r;
-	if (dx_nops(D, 4, 4) || dx_reglist(D, 0, x->nd, 1, x->dt, r) ||
-	    dx_reglist(D, 1, x->na, 0, T_b32, r + x->nd) ||
-	    dx_reglist(D, 2, x->nb, 0, T_b32, r + x->nd + x->na) ||
-	    dx_reglist(D, 3, x->nc, 0, x->ct, r + x->nd + x->na + x->nb))
+	return dx_done(D);
+}
+
+/* mma.sp{::ordered_metadata}.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c,
+ * e, f: A holds half of its k columns (9.7.14.6.1), e the metadata, f the sparsity
+ * selector, an immediate (9.7.14.6.3). */
+static int dec_sparse(pdec *D, pmx *x)
+{
+	static const struct { uint16_t word; uint8_t k, type; } forms[] = {
+		{ W_m16n8k16, 16, T_f16 }, { W_m16n8k32, 32, T_f16 }, { W_m16n8k16, 16, T_bf16 },
+		{ W_m16n8k32, 32, T_bf16 }, { W_m16n8k8, 8, T_tf32 }, { W_m16n8k16, 16, T_tf32 },
+	};
+	int shape = 0;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]) && !shape; i++)
+		if (dx_take(D, forms[i].word))
+			shape = forms[i].word;
+	if (!shape || !dx_take(D, W_sync) || !dx_take(D, W_aligned) || dx_ntypes(D) != 4 ||
+	    !dx_take(D, W_row) || !dx_take(D, W_col))
+		return dx_bad(D);
+	x->kind = MXK_MMA;
+	x->sparse = 1;
+	x->m = 16, x->n = 8;
+	x->dt = (uint8_t)dx_type(D, 0), x->at = (uint8_t)dx_type(D, 1);
+	x->bt = (uint8_t)dx_type(D, 2), x->ct = (uint8_t)dx_type(D, 3);
+	x->k = 0;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+		if (forms[i].word == shape && forms[i].type == x->at)
+			x->k = forms[i].k;
+	if (!x->k || x->bt != x->at || !acc_ok(acc_class(x->at), x->ct) || x->dt != x->ct)
+		return dx_fail(D, PTX_EUNKNOWN, "Instruction '%s' (this form of mma.sp) is not "
+			       "implemented by the simulator", D->text);
+	x->na = (uint8_t)(x->at == T_tf32 ? x->k / 4 : x->k / 8);
+	x->nb = (uint8_t)ptx__mx_unique(x, FR_B);
+	x->blk = (uint8_t)ptx__mx_block(D->P->m->device_sm, x->at, x->k);
+	x->nd = (uint8_t)ptx__mx_unique(x, FR_D);
+	x->nc = (uint8_t)ptx__mx_unique(x, FR_C);
+	if (dx_nops(D, 6, 6) || dec_lists(D, x, 1))
 		return -1;
+	/* the selector: one thread of four (0..3), or a pair (0, 1) where two carry it */
+	int pairs = x->k == (x->at == T_tf32 ? 16 : 32);
+	if (D->ops[5].kind != O_IMM || D->ops[5].imm < 0 || D->ops[5].imm > (pairs ? 1 : 3))
+		return dx_fail(D, PTX_ESYNTAX, "sparsity selector of '%s' must be an immediate in 0..%d",
+			       D->text, pairs ? 1 : 3);
+	x->sel = (uint8_t)D->ops[5].imm;
+	D->in->fn = ptx__x_mx;
 	return dx_done(D);
 }
 
 int ptx__dec_mma(pdec *D)
 {
 	pmx *x = dx_new_mx(D);
-	if (!x || dec_shape_types(D, x))
+	if (!x)
+		return -1;
+	x->ordered = (uint8_t)dx_take(D, W_ordered_metadata);
+	if (dx_take(D, W_sp))
+		return dec_sparse(D, x);
+	if (x->ordered)
+		return dx_bad(D);
+	if (dec_shape_types(D, x))
 		return -1;
 	x->na = (uint8_t)ptx__mx_unique(x, FR_A);
 	x->nb = (uint8_t)ptx__mx_unique(x, FR_B);

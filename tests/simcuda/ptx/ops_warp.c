@@ -126,6 +126,15 @@ static int x_nop(pwarp *w, const pinsn *in, uint32_t m)
 	return 0;
 }
 
+/* nanosleep suspends the thread for about its operand's nanoseconds (PTX ISA 9.7.19.2,
+ * "nanosleep"): the other warps of the block run meanwhile, as on the hardware. */
+static int x_sleep(pwarp *w, const pinsn *in, uint32_t m)
+{
+	(void)in, (void)m;
+	w->b->yield = 1;
+	return 0;
+}
+
 static int dec_shfl(pdec *D)
 {
 	pinsn *in = D->in;
@@ -216,7 +225,7 @@ int ptx__dec_warp(pdec *D)
 		if (dx_ntypes(D) != 1 || dx_type(D, 0) != T_u32 || dx_nops(D, 1, 1))
 			return dx_bad(D);
 		in->s[0] = dx_src(D, 0, T_u32);
-		in->fn = x_nop;
+		in->fn = x_sleep;
 		return dx_done(D);
 	case OP_griddepcontrol:
 		if (!dx_take(D, W_launch_dependents) && !dx_take(D, W_wait))

@@ -52,10 +52,39 @@ char *ptx__dupn(const char *s, uint32_t n)
 	return p;
 }
 
+/* A device function's ".reg .type name" parameter (PTX ISA 7.1, "Function Declarations and
+ * Definitions": scalar parameters may be register variables): a register of its frame,
+ * which a call fills from the caller's register or constant. */
+static int parse_reg_param(pparse *P, pfunc *f, ptok t)
+{
+	ptok ty = lx_next(&P->L), nm = lx_next(&P->L);
+	int type = ptx__type_word(ty), bits = type ? 8 * ptx__type_size(type) : 0;
+	if (f->entry || !bits || type == T_pred || nm.k != TK_ID || nm.s[0] == '.' || nm.n > MAX_NAME)
+		return ptx__perr(P, t.line, PTX_EUNKNOWN, "Unsupported parameter declaration '.reg'");
+	if (f->nparams >= 64 || f->ngpr + 1 > MAX_SLOTS)
+		return ptx__perr(P, nm.line, PTX_EUNKNOWN, "more than 64 parameters");
+	uint8_t *gb = realloc(f->gpr_bits, (size_t)f->ngpr + 2);
+	if (!gb)
+		return ptx__perr(P, nm.line, PTX_ENOMEM, "out of memory");
+	f->gpr_bits = gb;
+	gb[f->ngpr] = (uint8_t)bits;
+	int si = ptx__new_sym(P, nm.s, nm.n, SP_REGPARAM, nm.line);
+	if (si < 0)
+		return -1;
+	psym *y = &P->m->syms[si];
+	y->size = (uint64_t)bits / 8;
+	y->elem = (uint8_t)type;
+	y->kparam_off = f->ngpr++;
+	f->params[f->nparams++] = si;
+	return 0;
+}
+
 /* One ".param [.ptr .space .align N] .type name[N]" of a function header. */
 static int parse_param(pparse *P, pfunc *f, int is_ret, uint32_t *koff)
 {
 	ptok t = lx_next(&P->L);
+	if (lx_is(t, ".reg") && !is_ret)
+		return parse_reg_param(P, f, t);
 	if (!lx_is(t, ".param"))
 		return ptx__perr(P, t.line, PTX_EUNKNOWN, "Unsupported parameter declaration '%.*s'",
 			    (int)t.n, t.s);

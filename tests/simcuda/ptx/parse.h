@@ -86,6 +86,7 @@ typedef struct pparse {
 	uint32_t nelems;
 	int entry_seen;
 	uint32_t mx_done;         /* matrix-operand entries whose registers are laid out */
+	uint32_t calls_done;      /* call descriptors whose register arguments are laid out */
 } pparse;
 
 #define FUNC_TAG 0x40000000

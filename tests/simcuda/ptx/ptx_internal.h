@@ -77,6 +77,7 @@ extern const char *const ptx__type_names[T_COUNT];
 	X(m16n16k16) X(m32n8k16) X(m8n32k16) X(m16n16k8) X(commit_group) X(wait_group) \
 	X(wait_all) X(noinc) X(init) X(inval) X(arrive_drop) X(test_wait) X(try_wait) \
 	X(pending_count) X(noComplete) X(parity) X(expect_tx) X(complete_tx) X(sp) X(fractional) \
+	X(ordered_metadata) \
 	X(range) X(cvt) X(evict)
 enum pword {
 	W_NONE,
@@ -118,7 +119,8 @@ enum popcode {
 };
 const char *ptx__op_name(int op);
 
-enum pspace { SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST, SP_KPARAM };
+enum pspace { SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST, SP_KPARAM,
+	      SP_REGPARAM /* a device function's .reg parameter: a register of its frame */ };
 
 enum prnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA, RND_RNI, RND_RZI, RND_RMI,
 	    RND_RPI };
@@ -191,10 +193,13 @@ typedef struct pconst {
 	int32_t sym;          /* -1: plain value */
 } pconst;
 
+#define MAX_CALL_ARGS 24
 typedef struct pcall {
 	uint32_t callee;
 	uint32_t nargs, nrets;
-	int32_t args[8], rets[2];   /* caller's .param symbols */
+	int32_t args[MAX_CALL_ARGS], rets[2];   /* caller's .param symbols, or for a .reg parameter
+						   of the callee the source slot (register or
+						   constant) of the caller's frame */
 } pcall;
 
 typedef struct pfunc {
@@ -225,7 +230,8 @@ typedef struct psym {
 	int32_t func;         /* owning function, -1 at module scope */
 	uint64_t size;
 	uint32_t align;
-	uint32_t kparam_off;  /* SP_KPARAM: offset in the packed parameter buffer */
+	uint32_t kparam_off;  /* SP_KPARAM: offset in the packed parameter buffer; SP_REGPARAM:
+				 the function's register */
 	int32_t global;       /* index among module globals, -1 otherwise */
 	uint8_t *init;        /* initial bytes (size), or NULL */
 } psym;
@@ -255,8 +261,9 @@ typedef struct pmx {
 	uint8_t sat, bitop, rnd;      /* .satfinite; .xor/.and of b1; f64 rounding */
 	uint8_t blk;                  /* products per accumulation block (mma.h) */
 	uint8_t which, space;         /* wmma.load/store: matrix (0 a, 1 b, 2 c/d) and space */
+	uint8_t sparse, sel, ordered; /* mma.sp: A is 2:4 (1:2) sparse, its metadata follows c */
 	uint32_t tab[4];              /* A, B, C, D: offsets into the module's mxtab (tcore.c) */
-	uint32_t r[MX_REGS];          /* d, a, b, c in that order; wmma.load/store: the fragment */
+	uint32_t r[MX_REGS];          /* d, a, b, c (, e) in that order; wmma.load/store: the fragment */
 } pmx;
 
 struct ptx_module {

@@ -213,8 +213,14 @@ static int do_call(pwarp *w, const pinsn *in, uint32_t m)
 		w->retpc[l * MAX_CALL_DEPTH + d] = w->pc + 1;
 		w->retcall[l * MAX_CALL_DEPTH + d] = in->aux;
 		w->depth[l] = (uint8_t)(d + 1);
-		for (uint32_t i = 0; i < c->nargs && i < f->nparams; i++)
-			copy_param(w, l, f->params[i], c->args[i]);
+		for (uint32_t i = 0; i < c->nargs && i < f->nparams; i++) {
+			const psym *y = &mod->syms[f->params[i]];
+			if (y->space == SP_REGPARAM)   /* caller's slot (this frame) -> callee's register */
+				w->regs[((size_t)w->b->k->fbase[c->callee] + y->kparam_off) * WARP + l] =
+					R((uint32_t)c->args[i])[l];
+			else
+				copy_param(w, l, f->params[i], c->args[i]);
+		}
 		w->lpc[l] = f->first;
 	}
 	park(w, w->mask & ~m, w->pc + 1);

@@ -243,6 +243,62 @@ static void unpack(pwarp *w, const pmx *x, int which, const uint32_t *regs, doub
 	}
 }
 
+/* ----------------------------------------------------------- sparse A */
+
+/* mma.sp's A (PTX ISA 9.7.14.6.1-2): lane 4g + t holds in register r the two nonzero
+ * elements (one for .tf32) of chunk t + 4 (r / 2) (four columns; two for .tf32) of row
+ * g + 8 (r % 2).  Their places in the chunk are a nibble of the metadata: bits [1:0] for the
+ * first (the register's low half), [3:2] for the second; for .tf32 the place of the one
+ * element is bits [1:0] / 2, the nibble 0b0100 or 0b1110.  The group's metadata comes from
+ * lane 4g + f (f the selector) where one register holds all of it (m16n8k16 .f16/.bf16,
+ * m16n8k8 .tf32), else from lanes 4g + 2f (chunks 0-3) and 4g + 2f + 1 (chunks 4-7): chunk c's
+ * nibble at bits 4 (c % 4) for row g, 16 + 4 (c % 4) for row g + 8 (the layout of 9.7.14.6.2's
+ * figures; CUTLASS's and MLIR's Sm80 sparse GEMMs fill the metadata so). */
+static uint32_t sparse_nibble(const pwarp *w, const pmx *x, int lane, int r, int *chunk)
+{
+	const uint64_t *E = R(x->r[x->nd + x->na + x->nb + x->nc]);
+	int per = x->at == T_tf32 ? 2 : 4, chunks = x->k / per, g = lane >> 2;
+	*chunk = (lane & 3) + 4 * (r / 2);
+	int src = 4 * g + (chunks > 4 ? 2 * x->sel + *chunk / 4 : x->sel);
+	return (uint32_t)(E[src] >> (4 * (*chunk % 4) + 16 * (r % 2))) & 0xf;
+}
+
+int ptx__mx_sparse_check(pwarp *w, const pinsn *in, const pmx *x)
+{
+	for (int l = 0; l < WARP; l++)
+		for (int r = 0; r < x->na; r++) {
+			int c;
+			uint32_t nib = sparse_nibble(w, x, l, r, &c), i0 = nib & 3, i1 = nib >> 2;
+			int bad = x->at == T_tf32 ? (nib != 4 && nib != 14) : i0 == i1 || (x->ordered && i0 > i1);
+			if (bad)
+				return ptx__fault(w, in, l, PTX_ETRAP, "mma.sp metadata 0x%x for row %d, columns "
+						  "%d..%d is not a valid index pair", nib, (l >> 2) + 8 * (r % 2),
+						  c * (x->at == T_tf32 ? 2 : 4), c * (x->at == T_tf32 ? 2 : 4) +
+						  (x->at == T_tf32 ? 1 : 3));
+		}
+	return 0;
+}
+
+/* The dense A (rows of x->k, zeros where the metadata places nothing). */
+static void sparse_a(pwarp *w, const pmx *x, const uint32_t *regs, double *A)
+{
+	int tf = x->at == T_tf32, K = x->k;
+	for (int i = 0; i < 16 * K; i++)
+		A[i] = 0;
+	for (int l = 0; l < WARP; l++)
+		for (int r = 0; r < x->na; r++) {
+			int c;
+			uint32_t nib = sparse_nibble(w, x, l, r, &c), v = (uint32_t)R(regs[r])[l];
+			double *row = A + ((l >> 2) + 8 * (r % 2)) * K;
+			if (tf) {
+				row[2 * c + (nib & 3) / 2] = elem(v, T_tf32, 0);
+			} else {
+				row[4 * c + (nib & 3)] = elem(v, x->at, 0);
+				row[4 * c + (nib >> 2)] = elem(v, x->at, 1);
+			}
+		}
+}
+
 /* ----------------------------------------------------------- arithmetic */
 
 /* |v| rounded toward zero to f32 bits; 2^128 and beyond is infinite. */
@@ -355,7 +411,10 @@ void ptx__mx_exec(pwarp *w, const pmx *x)
 	uint64_t dv[4 * 256];
 	int np = x->kind == MXK_MMA884 ? 4 : 1, M = x->m, N = x->n, K = x->k;
 	const uint32_t *rd = x->r, *ra = rd + x->nd, *rb = ra + x->na, *rc = rb + x->nb;
-	unpack(w, x, FR_A, ra, A);
+	if (x->sparse)
+		sparse_a(w, x, ra, A);
+	else
+		unpack(w, x, FR_A, ra, A);
 	unpack(w, x, FR_B, rb, Bt);
 	unpack(w, x, FR_C, rc, C);
 	for (int p = 0; p < np; p++)

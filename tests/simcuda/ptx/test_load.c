@@ -28,12 +28,12 @@ static void test_refusals(void)
 	expect("unknown modifier", HDR80 ".visible .entry k()\n{\n.reg .b32 %r<3>;\n"
 	       "add.foo.s32 %r1, %r1, %r2;\n}\n", 80, PTX_EUNKNOWN,
 	       "ptxas application ptx input, line 7; error   : Unknown instruction 'add.foo.s32'");
-	expect("unimplemented", HDR80 ".visible .entry k()\n{\n.reg .f32 %f<5>;\n.reg .b32 %r<9>;\n"
-	       "mma.sp.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f4}, "
-	       "{%r1,%r2}, {%r5,%r6}, {%f1,%f2,%f3,%f4}, %r7, 0;\n}\n", 80, PTX_EUNKNOWN,
-	       "ptxas application ptx input, line 8; error   : Instruction "
-	       "'mma.sp.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32' (mma.sp, sparse "
-	       "matrices) is not implemented by the simulator");
+	expect("unimplemented", HDR80 ".visible .entry k()\n{\n.reg .b32 %r<9>;\n"
+	       "mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%r1,%r2,%r3,%r4}, "
+	       "{%r1,%r2}, {%r5,%r6}, {%r1,%r2,%r3,%r4}, %r7, 0;\n}\n", 80, PTX_EUNKNOWN,
+	       "ptxas application ptx input, line 7; error   : Instruction "
+	       "'mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32' (this form of mma.sp) is not "
+	       "implemented by the simulator");
 	expect("mma bf16 on sm_75", ".version 7.0\n.target sm_75\n.address_size 64\n"
 	       ".visible .entry k()\n{\n.reg .f32 %f<5>;\n.reg .b32 %r<9>;\n"
 	       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f4}, "

@@ -1,0 +1,164 @@
+/* emit_mma_tc.c: D = A * B + C of f16 fragments in the layout of mma.m16n8k8 or m16n8k16
+ * (PTX ISA 9.7.14.5.8-9) on the tensor cores the target has.
+ *
+ * sm_75: m16n8k8 steps, as vLLM's AWQ kernels split m16n8k16.  m16n8k8 takes an f16 C only
+ * with an f16 D (ptxas: ".dtype must be '.f16' when .ctype is '.f16'"), so with two steps an
+ * f16 C enters as f32 and D is rounded once at the end.
+ *
+ * sm_70: mma.m8n8k4 (9.7.14.5.1) runs four 8x8x4 products at once, one per quad-pair (lanes
+ * 4p..4p+3 and 16+4p..16+4p+3).  Lane L = 4g + t of the m16n8 fragment holds rows g and g + 8
+ * of A and column g of B at k in {2t, 2t+1} (register 0; and {8+2t, 9+2t} in register 1 of B,
+ * 2 and 3 of A, for K = 16): chunk t, four values of k (for K = 8, chunk c is the pairs of
+ * lanes c and c + 2).  Lane L is position s = t + 4 (L >> 4) of quad-pair p = g % 4.  Product
+ * j takes chunk j in every quad-pair: position s gets row g of A (a second chain of products
+ * does rows g + 8) from lane 4g + j of its own group, and column
+ * tau(s) = (s & 1) + 4 ((s >> 1) & 1) + 2 (s >> 2) of B from lane 4 tau(s) + j.  The f32 D of
+ * m8n8k4 puts element i of lane L at row position (L & 1) + (i & 2) + 4 (L >> 4), column
+ * position (i & 4) + (L & 2) + (i & 1): with these rows and columns, that is row g of the
+ * chain and columns 2t, 2t + 1 in elements 4 (t & 1) and 4 (t & 1) + 1 (the other elements
+ * are copies other lanes keep).  Each chain starts from C and accumulates its chunks in k
+ * order on the tensor cores, as the original's products would be. */
+#include "lower_internal.h"
+
+#define ALL ir_imm(0xffffffffu)
+
+static const char *mma_f16_op(int f16)
+{
+	return f16 ? "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16"
+		   : "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32";
+}
+
+/* An operand list for regs[0..n): the registers as they are (the tensor cores take
+ * registers: an immediate is copied into a temporary first). */
+static iarg list(iseq *S, const iarg *regs, int n)
+{
+	iarg r[8];
+	for (int j = 0; j < n; j++) {
+		r[j] = regs[j];
+		if (r[j].k == IA_IMM) {
+			iarg t = ir_r(S);
+			E(S, "mov.b32", t, r[j]);
+			r[j] = t;
+		}
+	}
+	return ptxl_ir_anylist(S, r, n);
+}
+
+/* `steps` m16n8k8 products on f16x2 fragments (A: a[2s], a[2s+1]; B: b[s]) from C to D. */
+static void turing(iseq *S, const mfrag *F)
+{
+	int steps = F->k / 8, f16 = F->df16 && steps == 1, rows = F->half_rows ? 1 : 2;
+	int nd = f16 ? 2 : 4;
+	iarg c, d = list(S, F->d, nd), cv[4];
+	if (F->cf16 && !f16) {
+		ptxl_mma_load_c(S, F, cv);
+		c = list(S, cv, 4);
+	} else {
+		c = list(S, F->c, nd);
+	}
+	int direct = !F->half_rows && F->df16 == f16;
+	for (int s = 0; s < steps; s++) {
+		int final = s == steps - 1;
+		iarg out = final && direct ? d : ir_tvec(ptxl_ir_temps(S, IA_R, nd), nd);
+		ptxl_ir_emit(S, final && direct ? F->dguard : 0, mma_f16_op(f16),
+			     (iarg[]){ out, list(S, F->a + 2 * s, 2), list(S, F->b + s, 1), c }, 4);
+		c = out;
+	}
+	if (direct)
+		return;
+	iarg val[4];
+	for (int i = 0; i < nd; i++)
+		val[i] = (iarg){ IA_R, 0, (uint16_t)(c.i + i), 0 };
+	if (F->df16 && !f16) {
+		ptxl_mma_store_d(S, F, val);
+		return;
+	}
+	for (int i = 0; i < nd; i++)
+		if (!(f16 ? rows == 1 && i : rows == 1 && i >= 2))
+			ptxl_ir_emit(S, F->dguard, "mov.b32", (iarg[]){ F->d[i], val[i] }, 2);
+}
+
+/* A register operand for shfl: the original's register, or a temporary holding imm. */
+static iarg reg(iseq *S, iarg x)
+{
+	if (x.k != IA_IMM)
+		return x;
+	iarg t = ir_r(S);
+	E(S, "mov.b32", t, x);
+	return t;
+}
+
+static void volta(iseq *S, const mfrag *F)
+{
+	int chains = F->half_rows ? 1 : 2, chunks = F->k / 4, k16 = F->k == 16;
+	iarg lane = ir_r(S), u = ir_r(S), tau = ir_r(S), odd = ir_p(S);
+	E(S, "mov.u32", lane, ir_text("%laneid"));
+	/* tau = 4 tau(s): (L & 1) << 2 | (L & 2) << 3 | (L >> 1) & 8 */
+	E(S, "and.b32", tau, lane, ir_imm(1));
+	E(S, "setp.ne.u32", odd, tau, ir_imm(0));
+	E(S, "shl.b32", tau, tau, ir_imm(2));
+	E(S, "and.b32", u, lane, ir_imm(2));
+	E(S, "shl.b32", u, u, ir_imm(3));
+	E(S, "or.b32", tau, tau, u);
+	E(S, "shr.u32", u, lane, ir_imm(1));
+	E(S, "and.b32", u, u, ir_imm(8));
+	E(S, "or.b32", tau, tau, u);
+	/* B: chunk j's two pairs, for every chain. */
+	iarg bx[4];
+	for (int j = 0; j < chunks; j++) {
+		bx[j] = ptxl_ir_temps(S, IA_R, 2);
+		for (int q = 0; q < 2; q++) {
+			int off = k16 ? j : j + 2 * q;
+			iarg src = tau;
+			if (off) {
+				src = ir_r(S);
+				E(S, "or.b32", src, tau, ir_imm((uint64_t)off));
+			}
+			E(S, "shfl.sync.idx.b32", ir_el(bx[j], q), reg(S, F->b[k16 ? q : 0]), src, ir_imm(31),
+			  ALL);
+		}
+	}
+	iarg c[4], acc[2];
+	ptxl_mma_load_c(S, F, c);
+	for (int i = 0; i < 4; i++)
+		c[i] = reg(S, c[i]);
+	for (int h = 0; h < chains; h++) {
+		iarg init[8];
+		for (int i = 0; i < 8; i++)
+			init[i] = c[2 * h + i % 2];
+		iarg in = ptxl_ir_anylist(S, init, 8);
+		for (int j = 0; j < chunks; j++) {
+			/* A: row g (+8) of chunk j, from lane j (and j + 2) of the group of four */
+			iarg x = ptxl_ir_temps(S, IA_R, 2);
+			for (int q = 0; q < 2; q++)
+				E(S, "shfl.sync.idx.b32", ir_el(x, q), reg(S, F->a[k16 ? h + 2 * q : h]),
+				  ir_imm((uint64_t)(k16 ? j : j + 2 * q)), ir_imm(0x1c03), ALL);
+			acc[h] = ptxl_ir_temps(S, IA_R, 8);
+			E(S, "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", ir_tvec(acc[h], 8), ir_tvec(x, 2),
+			  ir_tvec(bx[j], 2), in);
+			in = ir_tvec(acc[h], 8);
+		}
+	}
+	/* Columns 2t, 2t + 1 of the lane's row: elements 4 (t & 1) and 4 (t & 1) + 1. */
+	iarg val[4];
+	for (int i = 0; i < 2 * chains; i++) {
+		iarg a = acc[i / 2];
+		if (F->df16) {
+			val[i] = ir_r(S);
+			E(S, "selp.b32", val[i], ir_el(a, 4 + i % 2), ir_el(a, i % 2), odd);
+		} else {
+			ptxl_ir_emit(S, F->dguard, "selp.b32", (iarg[]){ F->d[i], ir_el(a, 4 + i % 2),
+					   ir_el(a, i % 2), odd }, 4);
+		}
+	}
+	if (F->df16)
+		ptxl_mma_store_d(S, F, val);
+}
+
+void ptxl_tc_product(iseq *S, const mfrag *F, int target)
+{
+	if (target >= 75)
+		turing(S, F);
+	else
+		volta(S, F);
+}
