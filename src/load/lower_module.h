@@ -10,6 +10,8 @@
 
 struct leftout_kernel {
 	char *name;               /* as in the PTX (mangled) */
+	char *via;                /* the device function that holds the instruction, through
+				   * the calls of the kernel; NULL: the kernel itself */
 	char what[96];            /* the instruction, e.g. "redux.sync.add.u32" */
 	char why[96];
 	int need_sm;
@@ -32,6 +34,12 @@ struct lowered {
  * left-out kernels logged once each.  NULL when it cannot be done (the reason is logged). */
 struct lowered *lowered_for(const char *ptx, size_t len, int sm);
 void lowered_free(struct lowered *lw);
+/* Frees what lw holds and zeroes it (a struct lowered of the caller's). */
+void lowered_clear(struct lowered *lw);
+/* Why kernel b is left out, whole (names demangled beside the PTX's): "line 12:
+ * 'tanh.approx.f32' needs sm_75 (why)", or "in F (f(float)), which it calls: line 12: ...".
+ * Free the result; NULL when out of memory. */
+char *leftout_reason(const struct leftout_kernel *b);
 
 /* Lowering a module's text without the cache or the log, for `bf16shim lower` and for
  * lowered_for(): the pass, then the kernels it cannot lower and what needs them left out,

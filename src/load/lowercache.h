@@ -9,11 +9,21 @@ struct lowered;
 
 /* The folder in use, or NULL when the cache is off (set so, or it could not be made). */
 const char *lowercache_folder(void);
-/* The key of ptx lowered for sm by this build of the library, 64 hex digits. */
+/* The key of ptx lowered for sm by this lowering (lowering_id.h), 64 hex digits: that of
+ * its digest (lowercache_digest: the SHA-256 of the text without the NULs that pad it) for
+ * sm, so that a caller that lowers one text for several targets hashes it once. */
 void lowercache_key(const char *ptx, size_t len, int sm, char key[65]);
+void lowercache_digest(const char *ptx, size_t len, char digest[65]);
+void lowercache_key_for(const char digest[65], int sm, char key[65]);
 /* The module kept under key, or NULL: the cache is off, has none, or had a bad one (said
  * once, removed). */
 struct lowered *lowercache_read(const char *key);
+/* ptx lowered for sm (key: lowercache_key's) from the cache, else lowered now
+ * (lower_module_text) and kept.  summary_only: a cached module comes without its PTX
+ * (ptx NULL), its summary checked alone, for callers that want to know what was left out.
+ * NULL with *status a negative ptx_lower status when it cannot be lowered. */
+struct lowered *lowercache_lower(const char *ptx, size_t len, int sm, const char key[65],
+				 int summary_only, int *status);
 /* Keeps lw under lw->key; a cache that cannot be written is off from then on (said once). */
 void lowercache_write(const struct lowered *lw);
 
