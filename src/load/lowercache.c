@@ -273,16 +273,19 @@ static struct lowered *read_cached(const char *key, int summary_only)
 		body = buf + HEAD_LINES;
 		if (!(lw = calloc(1, sizeof *lw)))
 			why = "cannot be parsed";
-		else if (summary_only)
-			at = 0;
-		else if (sha256_hex(body, len - HEAD_LINES, hex), memcmp(hex, buf + head, 64) != 0)
+		else if (!summary_only && (sha256_hex(body, len - HEAD_LINES, hex),
+					   memcmp(hex, buf + head, 64) != 0))
+			why = "does not match its checksum";
+	}
+	if (!why && summary_only) {
+		/* The summary ends at the first blank line; parsing it cuts it into strings. */
+		const char *end = strstr(body, "\n\n");
+		if (!end || (sha256_hex(body, (size_t)(end + 2 - body), hex),
+			     memcmp(hex, buf + head + 64 + 9, 64) != 0))
 			why = "does not match its checksum";
 	}
 	if (!why && !(at = parse_summary(body, len - HEAD_LINES, lw)))
 		why = "cannot be parsed";
-	if (!why && summary_only &&
-	    (sha256_hex(body, at, hex), memcmp(hex, buf + head + 64 + 9, 64) != 0))
-		why = "does not match its checksum";
 	if (!why && !summary_only) {
 		lw->len = len - HEAD_LINES - at;
 		if (!(lw->ptx = malloc(lw->len + 1)))
