@@ -504,7 +504,13 @@ def point_speed():
     d = os.path.join(work, "speed")
     rc, rep, err = scan_json("--deep", "--ptxas", "none", "--jobs", "1", d, archs="sm_61,sm_70")
     kept = sorted(glob.glob(os.path.join(cache, "*.lowered")))
-    check(len(kept) == 2, "one PTX in three files, two GPUs: lowered twice", kept)
+    check(len(kept) == 2, "one PTX in three files, two GPUs: kept twice", kept)
+    # Without a cache to fall back on: lowered (and checked) once per GPU all the same.
+    standin, log = stand_in_ptxas(refuse="sm_99")
+    rc, nocache, err = scan_json("--deep", "--ptxas", standin, d, archs="sm_61,sm_70",
+                                 env={"BF16SHIM_CACHE": "0"})
+    check(sorted(asked(log)) == ["compute_61", "compute_70"],
+          "one PTX in three files, two GPUs: lowered and checked twice", asked(log))
     times = {p: os.stat(p).st_mtime_ns for p in kept}
     # The library loads the same module on a simulated sm_70 and finds it in the cache.
     blob = os.path.join(work, "module.fatbin")
