@@ -435,7 +435,7 @@ static void note_leftout(struct file_result *f, int a, const struct slot *sl)
 		    asprintf(&text, "kernel %s: %s", b->name, why ? why : b->what) >= 0 &&
 		    asprintf(&example, "kernel %s%s%s%s, line %u", b->name, b->via ? ", in " : "",
 			     b->via ? b->via : "", b->via ? " (which it calls)" : "", b->line) >= 0)
-			add_note(f, a, kind, text, example, n);
+			add_note(f, a, kind, text, example, n, 1);
 		free(kind);
 		free(text);
 		free(example);
@@ -444,14 +444,16 @@ static void note_leftout(struct file_result *f, int a, const struct slot *sl)
 	free(said);
 }
 
-/* Why a module that bf16shim would lower cannot run: a note of its own (kind), or NULL. */
-static char *not_lowered(const struct item *it, const struct slot *sl, char **kind)
+/* Why a module that bf16shim would lower cannot run: a note of its own (kind, with a short
+ * example beside it), or the text alone. */
+static char *not_lowered(const struct item *it, const struct slot *sl, char **kind,
+			 char **example)
 {
 	char target[32], *text = NULL;
 	int n;
 
 	fb_entry_target(&it->e, target, sizeof target);
-	*kind = NULL;
+	*kind = *example = NULL;
 	if (!sl)
 		n = asprintf(&text, "its PTX %s cannot be read: %s", target,
 			     it->error ? it->error : "out of memory");
@@ -459,7 +461,8 @@ static char *not_lowered(const struct item *it, const struct slot *sl, char **ki
 		n = asprintf(&text, "bf16shim cannot lower its PTX %s (%s)", target,
 			     ptx_lower_status_name(sl->status));
 	else if ((n = asprintf(kind, "lowered, refused by %s for sm_%d", sl->refused_by,
-			       sl->sm)) >= 0)
+			       sl->sm)) >= 0 &&
+		 (n = asprintf(example, "PTX %s: %s", target, sl->refused)) >= 0)
 		n = asprintf(&text, "its PTX %s %s: %s", target, *kind, sl->refused);
 	if (n < 0)
 		text = NULL;
@@ -475,12 +478,13 @@ static void count_request(struct scan *s, const struct request *r)
 	long left;
 
 	if (!sl || sl->status || sl->refused) {
-		char *kind, *text = not_lowered(it, sl, &kind);
+		char *kind, *example, *text = not_lowered(it, sl, &kind, &example);
 		count_module(f, r->arch, MV_NONE, r->kernels, 0);
 		if (text)
-			add_note(f, r->arch, kind, text, NULL, r->kernels);
+			add_note(f, r->arch, kind, text, example, r->kernels, 0);
 		free(text);
 		free(kind);
+		free(example);
 		return;
 	}
 	/* Kernels left out: the module still loads, with the others, unless none is left. */

@@ -74,7 +74,7 @@ void count_module(struct file_result *f, int a, enum module_verdict v, long kern
 }
 
 void add_note(struct file_result *f, int a, const char *kind, const char *text,
-	      const char *example, long kernels)
+	      const char *example, long kernels, int per_kernel)
 {
 	struct note *n = NULL;
 
@@ -89,6 +89,7 @@ void add_note(struct file_result *f, int a, const char *kind, const char *text,
 		n->text = strdup(text);
 		n->example = example ? strdup(example) : NULL;
 		n->kernels = n->modules = 0;
+		n->per_kernel = per_kernel;
 		if (!n->kind || !n->text || (example && !n->example)) {
 			perror("bf16shim-scan");
 			exit(2);
@@ -327,7 +328,7 @@ static void add_module(struct reader *r, const struct module_facts *m, long kern
 		count_module(f, a, v, kernels, 0);
 		f->nocode[a] += v == MV_NONE && nocode;
 		if (*note)
-			add_note(f, a, NULL, note, NULL, kernels);
+			add_note(f, a, NULL, note, NULL, kernels, 0);
 	}
 }
 

@@ -138,14 +138,15 @@ static void print_notes(const struct scan *s, const struct file_result *f, int a
 			break;
 		}
 		shown++;
-		if (strcmp(n->kind, n->text) == 0)
+		if (!n->example)
 			printf("              %s%s\n", n->text, n->modules > 1 ? " (and more modules)" : "");
-		else if (n->example && n->kernels >= 0)
+		else if (n->per_kernel && n->kernels >= 0)
 			printf("              %ld %s %s; such as %s\n", n->kernels,
 			       plural(n->kernels, "kernel", "kernels"), n->kind, n->example);
 		else
-			printf("              %d %s %s\n", n->modules,
-			       plural(n->modules, "module:", "modules, such as:"), n->text);
+			printf("              %d %s %s: %s%s\n", n->modules,
+			       plural(n->modules, "module", "modules"), n->kind, n->example,
+			       n->modules > 1 ? " (the first)" : "");
 	}
 }
 

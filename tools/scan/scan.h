@@ -66,6 +66,7 @@ struct note {
 	char *example;                /* the same, short, beside kind in the report; or NULL */
 	long kernels;                 /* kernels it keeps out (-1: not counted) */
 	int modules;
+	int per_kernel;               /* it keeps kernels out one by one, not whole modules */
 };
 
 struct file_result {
@@ -120,11 +121,11 @@ void scan_problem(struct scan *s, const char *path, const char *fmt, ...)
  * not run (lowering left them out), for arch a of file f. */
 void count_module(struct file_result *f, int a, enum module_verdict v, long kernels,
 		  long left_out);
-/* What keeps kernels (-1: not counted) of one module of f from running on arch a; notes of
- * one kind (NULL: the text is the kind) are said once, counted, with the first text and
- * example (NULL: none). */
+/* What keeps kernels (-1: not counted) of one module of f from running on arch a: some of
+ * them (per_kernel) or the whole module.  Notes of one kind (NULL: the text is the kind) are
+ * said once, counted, with the first text and example (NULL: none). */
 void add_note(struct file_result *f, int a, const char *kind, const char *text,
-	      const char *example, long kernels);
+	      const char *example, long kernels, int per_kernel);
 /* Kernels in a PTX text: its .entry directives. */
 long ptx_kernels(const uint8_t *p, size_t n);
 /* Runs fn(arg) on the pages of a mapped file: 0, or -1 when the file shrank under it
