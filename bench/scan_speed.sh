@@ -30,7 +30,10 @@ timed() {
 	shift
 	l=$(load)
 	out=$(/usr/bin/env time -f '%e %U %S' -o "$cache.time" "$@" | head -n 1)
-	read -r wall user sys <"$cache.time"
+	# The last line: time says first when the scan exits 1 (some code cannot run).
+	read -r wall user sys <<EOF
+$(tail -n 1 "$cache.time")
+EOF
 	printf '%s: %s; %s s wall, %s s CPU, load %s before, %s processors\n' "$label" \
 		"${out#bf16shim scan: }" "$wall" "$(echo "$user $sys" | awk '{print $1 + $2}')" "$l" \
 		"$nproc_"

@@ -181,8 +181,8 @@ static void print_entry(const struct scan *s, struct file_result *const *group, 
 		}
 		while (common && path[common - 1] != '/')
 			common--;
-		printf("  %-11s %s  %d files in %.*s (%s)\n", file_verdict_name(f->verdict[a]),
-		       f->package, nfiles, (int)(common ? common : 1), common ? path : ".", what);
+		printf("  %-11s %s  %d files%s%.*s (%s)\n", file_verdict_name(f->verdict[a]),
+		       f->package, nfiles, common ? " in " : "", (int)common, path, what);
 		printf("              such as %s\n", path);
 	} else {
 		printf("  %-11s %s  %s  (%s)\n", file_verdict_name(f->verdict[a]), f->package, path,
