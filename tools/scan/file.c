@@ -60,48 +60,6 @@ void *scan_xrealloc(void *p, size_t n)
 
 #define xrealloc scan_xrealloc
 
-void count_module(struct file_result *f, int a, enum module_verdict v, long kernels,
-		  long left_out)
-{
-	f->counts[a][v]++;
-	if (kernels < 0) {
-		f->uncounted_by[a][v]++;
-		return;
-	}
-	f->kernels_by[a][v] += kernels - left_out;
-	f->kernels_by[a][MV_NONE] += left_out;
-	f->left_out[a] += left_out;
-}
-
-void add_note(struct file_result *f, int a, const char *kind, const char *text,
-	      const char *example, long kernels, int per_kernel)
-{
-	struct note *n = NULL;
-
-	kind = kind ? kind : text;
-	for (int i = 0; i < f->nnotes[a] && !n; i++)
-		if (strcmp(f->notes[a][i].kind, kind) == 0)
-			n = &f->notes[a][i];
-	if (!n) {
-		f->notes[a] = xrealloc(f->notes[a], (size_t)(f->nnotes[a] + 1) * sizeof *n);
-		n = &f->notes[a][f->nnotes[a]++];
-		n->kind = strdup(kind);
-		n->text = strdup(text);
-		n->example = example ? strdup(example) : NULL;
-		n->kernels = n->modules = 0;
-		n->per_kernel = per_kernel;
-		if (!n->kind || !n->text || (example && !n->example)) {
-			perror("bf16shim-scan");
-			exit(2);
-		}
-	}
-	n->modules++;
-	if (kernels < 0 || n->kernels < 0)
-		n->kernels = -1;
-	else
-		n->kernels += kernels;
-}
-
 void scan_problem(struct scan *s, const char *path, const char *fmt, ...)
 {
 	char *msg, *line;
