@@ -117,15 +117,6 @@ void scan_file(struct scan *s, const char *path, int fd, uint64_t size);
 /* Reports a problem with a path on stderr (and in the JSON): the scan goes on. */
 void scan_problem(struct scan *s, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Counts one module of verdict v with kernels kernels (-1: not counted), left_out of them
- * not run (lowering left them out), for arch a of file f. */
-void count_module(struct file_result *f, int a, enum module_verdict v, long kernels,
-		  long left_out);
-/* What keeps kernels (-1: not counted) of one module of f from running on arch a: some of
- * them (per_kernel) or the whole module.  Notes of one kind (NULL: the text is the kind) are
- * said once, counted, with the first text and example (NULL: none). */
-void add_note(struct file_result *f, int a, const char *kind, const char *text,
-	      const char *example, long kernels, int per_kernel);
 /* Kernels in a PTX text: its .entry directives. */
 long ptx_kernels(const uint8_t *p, size_t n);
 /* Runs fn(arg) on the pages of a mapped file: 0, or -1 when the file shrank under it
@@ -147,6 +138,15 @@ struct module_facts {
  * is more than its targets say; *nocode: MV_NONE because nothing in it is for the GPU. */
 enum module_verdict judge_module(const struct module_facts *m, int sm, struct fb_entry *lower,
 				 char *note, size_t notelen, int *nocode);
+/* Counts one module of verdict v with kernels kernels (-1: not counted), left_out of them
+ * not run (lowering left them out), for arch a of file f. */
+void count_module(struct file_result *f, int a, enum module_verdict v, long kernels,
+		  long left_out);
+/* What keeps kernels (-1: not counted) of one module of f from running on arch a: some of
+ * them (per_kernel) or the whole module.  Notes of one kind (NULL: the text is the kind) are
+ * said once, counted, with the first text and example (NULL: none). */
+void add_note(struct file_result *f, int a, const char *kind, const char *text,
+	      const char *example, long kernels, int per_kernel);
 void judge_file(const struct scan *s, struct file_result *f);
 const char *file_verdict_name(enum file_verdict v);
 const char *module_verdict_name(enum module_verdict v);
