@@ -130,7 +130,7 @@ void lowercache_key_for(const char digest[65], int sm, char key[65])
 {
 	char head[256];
 	int n = snprintf(head, sizeof head, "bf16shim %s lowering %s\nsm_%d\n%.64s",
-			 BF16SHIM_VERSION, BF16SHIM_LOWERING_ID, sm, digest);
+			 BF16SHIM_VERSION, lowering_id, sm, digest);
 
 	sha256_hex(head, (size_t)n, key);
 }

@@ -22,6 +22,7 @@
 
 #include "scan.h"
 #include "sha256.h"
+#include "stat_floor.h"
 
 #define MAX_SM 1024
 #define MAX_OUTPUT ((size_t)1 << 20)
@@ -85,7 +86,7 @@ static int probe(const char *path, struct assembler *as)
 	char id[PATH_MAX + 128];
 
 	memset(as, 0, sizeof *as);
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || access(path, X_OK))
+	if (floor_stat(path, &st) || !S_ISREG(st.st_mode) || access(path, X_OK))
 		return -1;
 	if (run(argv, NULL, &out) != 0 || !out || !(at = strstr(out, "release ")) ||
 	    sscanf(at + 8, "%d.%d", &as->major, &as->minor) != 2) {
