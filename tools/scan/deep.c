@@ -141,8 +141,11 @@ void deep_request(struct scan *s, int f, const struct fb_container *c,
 /* ------------------------------------------------------------ what the tools say */
 
 /* What the target's tools refuse of a lowered module, whole (by: which tool); NULL when
- * they take it.  The instructions of a lowered module are what the target must take; ptxas
- * for the target, where one is at hand, parses it as the driver's compiler would. */
+ * they take it.  Every check of the lowered text for its target is here, and only here:
+ * ptxas for the target, where one is at hand, which parses it as the driver's compiler
+ * would.  (A check against a table of what each target takes belongs here too, before
+ * ptxas; its answer is kept with ptxas's, so the identity of the check (ptxas_identity)
+ * must then name the table's version as well.) */
 static char *judge_lowered_module(const struct lowered *lw, int sm, const struct ptxas *p,
 				  char *by, size_t bylen)
 {

@@ -44,11 +44,23 @@ struct ptxas {
 
 /* Runs argv with stdin from input (NULL: /dev/null), its stdout and stderr together into a
  * NUL-terminated buffer (at most MAX_OUTPUT bytes); the exit status, -1 when it did not run. */
+/* A temporary file, name... in TMPDIR (else /tmp), open; -1 when it cannot be made. */
+static int temporary(char *name, size_t len, const char *suffix)
+{
+	const char *dir = getenv("TMPDIR");
+
+	if (!dir || *dir != '/')
+		dir = "/tmp";
+	if ((size_t)snprintf(name, len, "%s/bf16shim-scan-XXXXXX%s", dir, suffix) >= len)
+		return -1;
+	return mkostemps(name, (int)strlen(suffix), O_CLOEXEC);
+}
+
 static int run(char *const *argv, const char *input, char **output)
 {
 	posix_spawn_file_actions_t fa;
-	char tmpl[] = "/tmp/bf16shim-scan.XXXXXX";
-	int out = mkostemp(tmpl, O_CLOEXEC), status = -1;
+	char tmpl[PATH_MAX];
+	int out = temporary(tmpl, sizeof tmpl, ""), status = -1;
 	pid_t pid;
 
 	*output = NULL;
@@ -237,14 +249,14 @@ static char *first_complaint(const char *out, const char *file)
 char *ptxas_check(const struct ptxas *p, int sm, const char *ptx, size_t len)
 {
 	const struct assembler *a = for_sm(p, sm);
-	char file[] = "/tmp/bf16shim-scan-XXXXXX.ptx", gpu[32], *out = NULL, *why = NULL;
+	char file[PATH_MAX], gpu[32], *out = NULL, *why = NULL;
 	char *argv[] = {NULL, "--gpu-name", gpu, file, "-o", "/dev/null", NULL};
 	int fd, st;
 	size_t done = 0;
 
 	if (!a)
 		return NULL;
-	fd = mkostemps(file, 4, O_CLOEXEC);
+	fd = temporary(file, sizeof file, ".ptx");
 	if (fd < 0)
 		return strdup("cannot write a file for ptxas");
 	while (done < len) {
