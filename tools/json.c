@@ -16,3 +16,11 @@ void json_string(const char *v)
 	}
 	putchar('"');
 }
+
+void json_string_or_null(const char *v)
+{
+	if (v)
+		json_string(v);
+	else
+		printf("null");
+}

@@ -5,5 +5,7 @@
 
 /* Prints v as a JSON string, quoted and escaped; NULL as an empty string. */
 void json_string(const char *v);
+/* The same, but NULL as null. */
+void json_string_or_null(const char *v);
 
 #endif

@@ -81,12 +81,12 @@ static void report_leftout(struct run *r, const struct lowered *lw)
 {
 	for (unsigned i = 0; i < lw->nleftout; i++) {
 		const struct leftout_kernel *b = &lw->leftout[i];
-		char *source = ptxfuncs_demangle(b->name);
+		char *source = ptxfuncs_demangle(b->name), *why = leftout_reason(b);
 
-		say(r, "kernel %s%s%s%s cannot be lowered: line %u: '%s' needs sm_%d (%s)", b->name,
-		    source ? " (" : "", source ? source : "", source ? ")" : "", b->line, b->what,
-		    b->need_sm, b->why);
+		say(r, "kernel %s%s%s%s cannot be lowered: %s", b->name, source ? " (" : "",
+		    source ? source : "", source ? ")" : "", why ? why : b->what);
 		free(source);
+		free(why);
 	}
 }
 
@@ -119,10 +119,7 @@ static void lower_one(struct run *r, const struct fb_container *c, const struct 
 	r->failed |= lw.nleftout > 0;
 	if (r->out_dir)
 		write_file(r, &lw);
-	free(lw.ptx);
-	for (unsigned i = 0; i < lw.nleftout; i++)
-		free(lw.leftout[i].name);
-	free(lw.leftout);
+	lowered_clear(&lw);
 }
 
 /* Kernels in the module's first SASS entry; -1 when there is none or it cannot be read. */

@@ -161,6 +161,17 @@ def cmd_scan(cmd, args):
         for d, dev in facts.devices:
             labels = ["--label", f"sm_{dev['sm']}=GPU {d}, {dev['name']}"] + labels
     flags = [f"--{k}" for k in ("json", "deep", "all") if values.get(k)]
+    for ptxas in values.get("ptxas", []):
+        flags += ["--ptxas", options.absolute(ptxas) if ptxas != "none" else ptxas]
+    if values.get("jobs"):
+        flags += ["--jobs", values["jobs"]]
+    if values.get("deep"):
+        # The ptxas Triton bundles with this Python (the one it would run): one more
+        # candidate for checking what --deep lowers.
+        for site in factlib.python_sites():
+            candidate = os.path.join(site, "triton", "backends", "nvidia", "bin", "ptxas")
+            if os.access(candidate, os.X_OK):
+                flags += ["--ptxas-candidate", candidate]
     return exec_command(cmd, [scanner, "--arch", archs] + flags + labels + ["--"] + paths,
                         os.environ)
 
@@ -242,11 +253,15 @@ commands:
         The simulator is $BF16SHIM_SIMDIR, else the one of the source checkout's build
         (see BF16SHIM_BUILD); its libraries are preloaded too (DT_RPATH cannot bypass them).
         Exit status: CMD's (127 when it cannot be run).
-  scan [--arch sm_XY[,...]] [--json] [--deep] [--all] [PATH...]
+  scan [--arch sm_XY[,...]] [--json] [--deep] [--ptxas PATH|none]... [--jobs N] [--all]
+       [PATH...]
         which compiled GPU code (shared objects, cubins, fatbins, PTX) under PATH runs on
         each GPU: natively, through the driver's JIT, through bf16shim, or not (why, and the
         fix).  Default: the GPUs doctor sees, and the current Python's site-packages and
-        CUDA libraries.  Exit status 1 when some code cannot run.
+        CUDA libraries.  --deep lowers what bf16shim would lower, on N threads (default: one
+        per processor) and through its cache of lowered modules, and checks what it lowers
+        with ptxas (--ptxas; else BF16SHIM_PTXAS, $CUDA_HOME/bin's, PATH's, Triton's).
+        Exit status 1 when some code cannot run.
   version
         print the version.
   help  this text.

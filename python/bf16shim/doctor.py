@@ -87,7 +87,8 @@ def report(facts, table, shimlib, lower, sim):
             if (need_tc == "yes" and not tc) or (need_tc == "no" and tc):
                 continue
             seen.add(name)
-            verdict = STATUS[status] + (" (coming)" if status == "lower" and not lower else "")
+            verdict = STATUS[status] + (" (bf16shim-lower not found: reinstall bf16shim)"
+                                       if status == "lower" and not lower else "")
             out.append(f"  {name:<30} {verdict}")
             if text:
                 out += options.wrap("      ", text.split())

@@ -56,6 +56,7 @@ def absolute(path):
 FILE = Kind(value=absolute, sh_value='$(absolute "$2")')
 TEXT = Kind()
 FLAG = None  # takes no value
+COUNT = Kind("[1-9][0-9]*", None, "{flag} {value}: want a number of 1 or more")
 SM = Kind(r"(sm_)?[1-9][0-9]{1,2}", "[1-9][0-9] | [1-9][0-9][0-9] | sm_[1-9][0-9] | "
           "sm_[1-9][0-9][0-9]", "{flag} {value}: want a compute capability like 61 or sm_75",
           lambda v: v[3:] if v.startswith("sm_") else v, "${2#sm_}")
@@ -67,11 +68,13 @@ ARCHS = Kind(r"sm_[1-9][0-9]{1,2}a?(,sm_[1-9][0-9]{1,2}a?)*", None,
 class Option:
     """flag: on the command line (None: a keyword of enable() only); keyword: its name in
     enable() and in parsed values; takes: the subcommands that take it; variable: the
-    library's setting it sets, if any; metavar and doc: for `help`."""
+    library's setting it sets, if any; metavar and doc: for `help`; many: it may be given
+    more than once, and its parsed value is the list of them, in order."""
 
-    def __init__(self, flag, keyword, kind, takes, variable=None, metavar=None, doc=None):
+    def __init__(self, flag, keyword, kind, takes, variable=None, metavar=None, doc=None,
+                 many=False):
         self.flag, self.keyword, self.kind, self.takes = flag, keyword, kind, takes
-        self.variable, self.doc = variable, doc
+        self.variable, self.doc, self.many = variable, doc, many
         self.metavar = metavar or (kind.sh.replace(" | ", "|") if kind and kind.sh else None)
 
 
@@ -100,6 +103,10 @@ OPTIONS = (
     Option("--json", "json", FLAG, ("scan",)),
     Option("--deep", "deep", FLAG, ("scan",)),
     Option("--all", "all", FLAG, ("scan",)),
+    # scan --deep: the ptxas that checks what it lowers (each one given is tried; none: no
+    # check) and its threads.
+    Option("--ptxas", "ptxas", TEXT, ("scan",), None, "PATH|none", many=True),
+    Option("--jobs", "jobs", COUNT, ("scan",), None, "N"),
 )
 
 
@@ -109,7 +116,8 @@ def options_of(command):
 
 def parse(command, args, prog="bf16shim"):
     """The options of command at the head of args: (values by keyword, the arguments after
-    them; a "--" that ends them is dropped).  A later option overrides an earlier one."""
+    them; a "--" that ends them is dropped).  A later option overrides an earlier one, but
+    for those that may be given many times (Option.many), whose values are collected."""
     flags = {o.flag: o for o in options_of(command) if o.flag}
     values, args = {}, list(args)
     while args and args[0].startswith("-") and args[0] != "-":
@@ -129,7 +137,11 @@ def parse(command, args, prog="bf16shim"):
             if not args:
                 raise Usage(f"{flag} needs a value")
             value = args.pop(0)
-        values[option.keyword] = option.kind.check(flag, value)
+        value = option.kind.check(flag, value)
+        if option.many:
+            values.setdefault(option.keyword, []).append(value)
+        else:
+            values[option.keyword] = value
     return values, args
 
 

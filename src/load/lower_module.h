@@ -10,6 +10,8 @@
 
 struct leftout_kernel {
 	char *name;               /* as in the PTX (mangled) */
+	char *via;                /* the device function that holds the instruction, through
+				   * the calls of the kernel; NULL: the kernel itself */
 	char what[96];            /* the instruction, e.g. "redux.sync.add.u32" */
 	char why[96];
 	int need_sm;
@@ -31,7 +33,19 @@ struct lowered {
  * (logged at debug level either way: "lowering module ..." or "... from the cache"), its
  * left-out kernels logged once each.  NULL when it cannot be done (the reason is logged). */
 struct lowered *lowered_for(const char *ptx, size_t len, int sm);
+/* The same without the log, for `bf16shim scan --deep` (key: lowercache_key's).
+ * summary_only: a cached module comes without its PTX (ptx NULL), its summary checked alone,
+ * for callers that want to know what was left out.  NULL with *status a negative ptx_lower
+ * status when it cannot be lowered. */
+struct lowered *lowered_get(const char *ptx, size_t len, int sm, const char key[65],
+			    int summary_only, int *status);
 void lowered_free(struct lowered *lw);
+/* Frees what lw holds and zeroes it (a struct lowered of the caller's). */
+void lowered_clear(struct lowered *lw);
+/* Why kernel b is left out, whole (names demangled beside the PTX's): "line 12:
+ * 'tanh.approx.f32' needs sm_75 (why)", or "in F (f(float)), which it calls: line 12: ...".
+ * Free the result; NULL when out of memory. */
+char *leftout_reason(const struct leftout_kernel *b);
 
 /* Lowering a module's text without the cache or the log, for `bf16shim lower` and for
  * lowered_for(): the pass, then the kernels it cannot lower and what needs them left out,

@@ -1,13 +1,17 @@
-/* The cache of lowered modules on disk, which lowered_for() (lowered.c) reads and fills.  Big
- * modules take seconds to lower; a program loads the same ones at every start.
+/* The cache of lowered modules on disk, which lowered.c (for the library and `bf16shim scan
+ * --deep`) reads and fills.  Big modules take seconds to lower; a program loads the same ones at
+ * every start, and scan judges what the program will load.
  *
- * One file per module and target, named by its key: the SHA-256 of the shim's version and
- * build, the target and the PTX.  A file is written whole to a temporary name in the same
- * folder and renamed over the final one, so a reader (another process) sees an old file, a
- * new one or none, never half of one.  Its header carries the key and the SHA-256 of the
- * rest: a file that does not check out is said once, removed, and the module lowered again.
- * Any failure of the cache itself (a folder that cannot be made or written) leaves the
- * process without a cache, said once: lowering goes on without it.
+ * One file per module and target, named by its key: the SHA-256 of the shim's version, the
+ * lowering's own identity (lowering_id.h: the SHA-256 of the sources that decide what a
+ * lowered module holds, the same in the library and in scan), the target and the SHA-256 of
+ * the PTX.  A file is written whole to a temporary name in the same folder and renamed over
+ * the final one, so a reader (another process) sees an old file, a new one or none, never
+ * half of one.  Its header carries the key, the SHA-256 of the rest and that of its summary
+ * (the kernels left out), which a reader that wants no PTX checks alone: a file that does
+ * not check out is said once, removed, and the module lowered again.  Any failure of the
+ * cache itself (a folder that cannot be made or written) leaves the process without a
+ * cache, said once: lowering goes on without it.
  *
  * What is read back is loaded into the process as device code, and the checksum proves a
  * file whole, not who wrote it.  So, as ssh and GnuPG do with their folders, the folder is
@@ -15,19 +19,19 @@
  * others, not a symbolic link; and so is each file read.  The folder is checked as opened
  * and every file reached through that descriptor, so the folder checked is the folder used.
  *
- *   bf16shim lowered module 1
+ *   bf16shim lowered module 2
  *   key <64 hex>
  *   sha256 <64 hex of everything after the blank line>
+ *   summary <64 hex of the lines from "sm" to the blank line after them, included>
  *   <blank line>
  *   sm <N> instructions <N> left_out <N>
- *   <need_sm> <line> <what> <name> <why...>       one line per kernel left out
+ *   <need_sm> <line> <what> <name> <via or -> <why...>      one line per kernel left out
  *   <blank line>
  *   <the lowered PTX>
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -39,6 +43,7 @@
 #include <bf16shim/bf16shim.h>
 
 #include "config.h"
+#include "lowering_id.h"
 #include "log.h"
 #include "lowercache.h"
 #include "lower_module.h"
@@ -46,58 +51,14 @@
 #include "sha256.h"
 #include "stat_floor.h"
 
-#define FORMAT "bf16shim lowered module 1\n"
+#define FORMAT "bf16shim lowered module 2\n"
+#define HEAD_LINES (sizeof FORMAT - 1 + 4 + 65 + 7 + 65 + 8 + 65 + 1)
 #define MAX_FILE (PTX_LOWER_MAX_OUTPUT + ((size_t)1 << 20))
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char folder[4096];          /* set once; in use while enabled */
 static int folder_fd = -1;         /* the folder as opened and checked */
 static atomic_int enabled;
-static char build[128];            /* the version and build id in every key */
-
-/* Whether the object info describes holds addr. */
-static int holds(const struct dl_phdr_info *info, uintptr_t addr)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && addr >= lo && addr - lo < ph->p_memsz)
-			return 1;
-	}
-	return 0;
-}
-
-/* Our own build id (the GNU build-id note) into build, so that a rebuilt library never
- * reads what another build lowered. */
-static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	(void)data;
-	if (!holds(info, (uintptr_t)find_build_id))
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-
-		for (size_t off = 0; ph->p_type == PT_NOTE && off + 12 <= ph->p_memsz;) {
-			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(p + off);
-			size_t name = (n->n_namesz + 3) & ~(size_t)3;
-			size_t desc = (n->n_descsz + 3) & ~(size_t)3;
-			const uint8_t *d = p + off + 12 + name;
-
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    memcmp(p + off + 12, "GNU", 4) == 0) {
-				size_t at = strlen(build);
-				for (unsigned k = 0; k < n->n_descsz && at + 3 < sizeof build; k++)
-					at += (size_t)snprintf(build + at, sizeof build - at, "%02x",
-							       d[k]);
-				return 1;
-			}
-			off += 12 + name + desc;
-		}
-	}
-	return 1;
-}
 
 /* mkdir -p, private to the user. */
 static int make_folder(const char *path)
@@ -171,8 +132,6 @@ static void setup(void)
 	char why[2 * sizeof folder + 160] = "";
 	int n;
 
-	snprintf(build, sizeof build, "bf16shim %s ", BF16SHIM_VERSION);
-	dl_iterate_phdr(find_build_id, NULL);
 	if (!cfg->cache)
 		return;
 	if (cfg->cache_dir && *cfg->cache_dir)
@@ -208,21 +167,28 @@ const char *lowercache_folder(void)
 	return atomic_load(&enabled) ? folder : NULL;
 }
 
+void lowercache_digest(const char *ptx, size_t len, char digest[65])
+{
+	while (len && ptx[len - 1] == '\0')
+		len--;       /* fatbin entries are padded with NULs */
+	sha256_hex(ptx, len, digest);
+}
+
+void lowercache_key_for(const char digest[65], int sm, char key[65])
+{
+	char head[256];
+	int n = snprintf(head, sizeof head, "bf16shim %s lowering %s\nsm_%d\n%.64s",
+			 BF16SHIM_VERSION, lowering_id, sm, digest);
+
+	sha256_hex(head, (size_t)n, key);
+}
+
 void lowercache_key(const char *ptx, size_t len, int sm, char key[65])
 {
-	struct sha256 c;
-	uint8_t d[32];
-	char head[160];
-	int n;
+	char digest[65];
 
-	pthread_once(&once, setup);
-	n = snprintf(head, sizeof head, "%s\nsm_%d\n", build, sm);
-	sha256_init(&c);
-	sha256_update(&c, head, (size_t)n);
-	sha256_update(&c, ptx, len);
-	sha256_final(&c, d);
-	for (int i = 0; i < 32; i++)
-		snprintf(key + 2 * i, 3, "%02x", d[i]);
+	lowercache_digest(ptx, len, digest);
+	lowercache_key_for(digest, sm, key);
 }
 
 /* A file's name in the folder, and its path (for the log). */
@@ -238,16 +204,34 @@ static void path_of(const char *name, char *path, size_t cap)
 
 /* ------------------------------------------------------------------ reading */
 
-static char *slurp(int fd, const struct stat *st, size_t *len)
+/* The file's first bytes (st: its fstat), up to the end of its summary (whole: summary_only
+ * 0), or NULL. */
+static char *read_head(int fd, const struct stat *st_, int whole, size_t *len)
 {
+	struct stat st = *st_;
+	size_t got = 0, cap;
 	char *buf;
-	size_t got = 0;
 
-	if (!S_ISREG(st->st_mode) || (size_t)st->st_size > MAX_FILE)
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > MAX_FILE)
 		return NULL;
-	buf = malloc((size_t)st->st_size + 1);
-	while (buf && got < (size_t)st->st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st->st_size - got);
+	cap = whole || (size_t)st.st_size < ((size_t)64 << 10) ? (size_t)st.st_size : (size_t)64 << 10;
+	buf = malloc(cap + 1);
+	while (buf && got < (size_t)st.st_size) {
+		ssize_t r;
+		if (got == cap) {
+			/* Summary only: a blank line after the header's ends it. */
+			char *grown;
+			buf[got] = '\0';
+			if (got > HEAD_LINES && strstr(buf + HEAD_LINES, "\n\n"))
+				break;
+			cap = cap * 2 < (size_t)st.st_size ? cap * 2 : (size_t)st.st_size;
+			if (!(grown = realloc(buf, cap + 1))) {
+				free(buf);
+				return NULL;
+			}
+			buf = grown;
+		}
+		r = read(fd, buf + got, cap - got);
 		if (r <= 0) {
 			free(buf);
 			return NULL;
@@ -261,53 +245,69 @@ static char *slurp(int fd, const struct stat *st, size_t *len)
 	return buf;
 }
 
-/* The body's kernels left out and PTX; 0 when it parses. */
-static int parse_body(char *body, size_t len, struct lowered *lw)
+/* One field of a summary line, up to a tab or its end. */
+static char *field(char **at)
+{
+	char *f = *at, *tab = strchr(f, '\t');
+
+	if (tab) {
+		*tab = '\0';
+		*at = tab + 1;
+	} else {
+		*at = f + strlen(f);
+	}
+	return f;
+}
+
+/* The summary at the start of body (len bytes): the kernels left out.  The offset of the
+ * PTX after it (its blank line), or 0 when it does not parse. */
+static size_t parse_summary(char *body, size_t len, struct lowered *lw)
 {
 	char *line = body, *end = body + len, *nl;
 	unsigned nleftout;
 
+	if (!(nl = memchr(line, '\n', len)))
+		return 0;
+	*nl = '\0';
 	if (sscanf(line, "sm %d instructions %u left_out %u", &lw->sm, &lw->instructions,
-		   &nleftout) != 3 || nleftout > 100000 || !(nl = memchr(line, '\n', len)))
-		return -1;
+		   &nleftout) != 3 || nleftout > 1000000)
+		return 0;
 	lw->leftout = calloc(nleftout + 1, sizeof *lw->leftout);
 	if (!lw->leftout)
-		return -1;
+		return 0;
 	for (line = nl + 1; lw->nleftout < nleftout; line = nl + 1) {
 		struct leftout_kernel *b = &lw->leftout[lw->nleftout];
-		char name[1024];
-		int at = 0;
+		char *at = line, *what, *name, *via;
 
 		if (!(nl = memchr(line, '\n', (size_t)(end - line))))
-			return -1;
+			return 0;
 		*nl = '\0';
-		if (sscanf(line, "%d %u %95s %1023s %n", &b->need_sm, &b->line, b->what, name,
-			   &at) != 4 || !(b->name = strdup(name)))
-			return -1;
-		snprintf(b->why, sizeof b->why, "%s", line + at);
+		b->need_sm = atoi(field(&at));
+		b->line = (unsigned)strtoul(field(&at), NULL, 10);
+		what = field(&at);
+		name = field(&at);
+		via = field(&at);
 		lw->nleftout++;
+		if (!*name || !(b->name = strdup(name)) ||
+		    (strcmp(via, "-") != 0 && !(b->via = strdup(via))))
+			return 0;
+		snprintf(b->what, sizeof b->what, "%s", what);
+		snprintf(b->why, sizeof b->why, "%s", at);
 	}
 	if (line >= end || *line != '\n')
-		return -1;
-	line++;
-	lw->len = (size_t)(end - line);
-	lw->ptx = malloc(lw->len + 1);
-	if (!lw->ptx)
-		return -1;
-	memcpy(lw->ptx, line, lw->len);
-	lw->ptx[lw->len] = '\0';
-	return 0;
+		return 0;
+	return (size_t)(line + 1 - body);
 }
 
 /* The cached lowering, or NULL (a missing file, or a bad one: said and removed). */
-struct lowered *lowercache_read(const char *key)
+static struct lowered *read_cached(const char *key, int summary_only)
 {
 	char name[80], path[sizeof folder + 80], hex[65], want[200];
 	char untrusted[2 * sizeof path + 160] = "";
 	struct lowered *lw = NULL;
 	const char *why = NULL;
-	size_t len = 0, head;
-	char *buf = NULL, *body;
+	size_t len = 0, head, at = 0;
+	char *buf = NULL, *body = NULL;
 	struct stat st;
 	int fd;
 
@@ -319,7 +319,7 @@ struct lowered *lowercache_read(const char *key)
 	if (fd < 0)
 		return NULL;
 	if (floor_fstat(fd, &st) == 0 && !not_own(&st, path, untrusted, sizeof untrusted))
-		buf = slurp(fd, &st, &len);
+		buf = read_head(fd, &st, !summary_only, &len);
 	close(fd);
 	if (*untrusted) {
 		/* Someone else could write here after all: trust nothing in the folder. */
@@ -327,21 +327,39 @@ struct lowered *lowercache_read(const char *key)
 		no_cache(untrusted);
 		return NULL;
 	}
-	snprintf(want, sizeof want, FORMAT "key %s\nsha256 ", key);
-	head = strlen(want);
+	head = (size_t)snprintf(want, sizeof want, FORMAT "key %s\nsha256 ", key);
 	if (!buf)
 		why = "cannot be read";
-	else if (len < head + 66 || memcmp(buf, want, head) != 0 || buf[head + 64] != '\n' ||
-		 buf[head + 65] != '\n')
+	else if (len < HEAD_LINES || memcmp(buf, want, head) != 0 ||
+		 memcmp(buf + head + 64, "\nsummary ", 9) != 0 ||
+		 memcmp(buf + HEAD_LINES - 2, "\n\n", 2) != 0)
 		why = "has a bad header";
-	body = buf ? buf + head + 66 : NULL;
 	if (!why) {
-		sha256_hex(body, len - head - 66, hex);
-		if (memcmp(hex, buf + head, 64) != 0)
+		body = buf + HEAD_LINES;
+		if (!(lw = calloc(1, sizeof *lw)))
+			why = "cannot be parsed";
+		else if (!summary_only && (sha256_hex(body, len - HEAD_LINES, hex),
+					   memcmp(hex, buf + head, 64) != 0))
 			why = "does not match its checksum";
 	}
-	if (!why && (!(lw = calloc(1, sizeof *lw)) || parse_body(body, len - head - 66, lw)))
+	if (!why && summary_only) {
+		/* The summary ends at the first blank line; parsing it cuts it into strings. */
+		const char *end = strstr(body, "\n\n");
+		if (!end || (sha256_hex(body, (size_t)(end + 2 - body), hex),
+			     memcmp(hex, buf + head + 64 + 9, 64) != 0))
+			why = "does not match its checksum";
+	}
+	if (!why && !(at = parse_summary(body, len - HEAD_LINES, lw)))
 		why = "cannot be parsed";
+	if (!why && !summary_only) {
+		lw->len = len - HEAD_LINES - at;
+		if (!(lw->ptx = malloc(lw->len + 1)))
+			why = "cannot be read";
+		else {
+			memcpy(lw->ptx, body + at, lw->len);
+			lw->ptx[lw->len] = '\0';
+		}
+	}
 	free(buf);
 	if (why) {
 		shim_log(LOG_WARN, LOG_BY_NOBODY, "cache file %s %s: removed, lowering again", path,
@@ -353,6 +371,16 @@ struct lowered *lowercache_read(const char *key)
 	memcpy(lw->key, key, 65);
 	lw->from_cache = 1;
 	return lw;
+}
+
+struct lowered *lowercache_read(const char *key)
+{
+	return read_cached(key, 0);
+}
+
+struct lowered *lowercache_read_summary(const char *key)
+{
+	return read_cached(key, 1);
 }
 
 /* ------------------------------------------------------------------ writing */
@@ -369,21 +397,43 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-static char *format_body(const struct lowered *lw, size_t *len)
+/* s with the summary's separators (tabs, line ends) made spaces, at b; its length. */
+static size_t put_field(char *b, const char *s)
 {
-	size_t cap = lw->len + 128 + (size_t)lw->nleftout * 1400, n;
-	char *b = malloc(cap);
+	size_t n = 0;
 
-	if (!b)
+	for (; s && *s; s++)
+		b[n++] = *s == '\t' || *s == '\n' ? ' ' : *s;
+	return n;
+}
+
+/* The body: its summary (*summary bytes), then the PTX. */
+static char *format_body(const struct lowered *lw, size_t *len, size_t *summary)
+{
+	size_t cap = lw->len + 128, n;
+	char *b;
+
+	for (unsigned i = 0; i < lw->nleftout; i++)
+		cap += 64 + sizeof lw->leftout[i].what + sizeof lw->leftout[i].why +
+		       strlen(lw->leftout[i].name) + (lw->leftout[i].via ? strlen(lw->leftout[i].via) : 1);
+	if (!(b = malloc(cap)))
 		return NULL;
 	n = (size_t)snprintf(b, cap, "sm %d instructions %u left_out %u\n", lw->sm,
 			     lw->instructions, lw->nleftout);
 	for (unsigned i = 0; i < lw->nleftout; i++) {
 		const struct leftout_kernel *k = &lw->leftout[i];
-		n += (size_t)snprintf(b + n, cap - n, "%d %u %s %.1023s %s\n", k->need_sm, k->line,
-				      *k->what ? k->what : "?", k->name, k->why);
+		n += (size_t)snprintf(b + n, cap - n, "%d\t%u\t", k->need_sm, k->line);
+		n += put_field(b + n, *k->what ? k->what : "?");
+		b[n++] = '\t';
+		n += put_field(b + n, k->name);
+		b[n++] = '\t';
+		n += put_field(b + n, k->via ? k->via : "-");
+		b[n++] = '\t';
+		n += put_field(b + n, k->why);
+		b[n++] = '\n';
 	}
 	b[n++] = '\n';
+	*summary = n;
 	memcpy(b + n, lw->ptx, lw->len);
 	*len = n + lw->len;
 	return b;
@@ -409,9 +459,9 @@ static int make_temporary(const char *key, char *tmp, size_t cap)
 
 void lowercache_write(const struct lowered *lw)
 {
-	char name[80], tmp[120], head[256], hex[65];
-	size_t len = 0;
-	char *body = format_body(lw, &len);
+	char name[80], tmp[120], head[HEAD_LINES + 1], hex[65], sum[65];
+	size_t len = 0, summary = 0;
+	char *body = format_body(lw, &len, &summary);
 	int fd, ok;
 
 	if (!body || !lowercache_folder()) {
@@ -420,7 +470,8 @@ void lowercache_write(const struct lowered *lw)
 	}
 	name_of(lw->key, name, sizeof name);
 	sha256_hex(body, len, hex);
-	snprintf(head, sizeof head, FORMAT "key %s\nsha256 %s\n\n", lw->key, hex);
+	sha256_hex(body, summary, sum);
+	snprintf(head, sizeof head, FORMAT "key %s\nsha256 %s\nsummary %s\n\n", lw->key, hex, sum);
 	fd = make_temporary(lw->key, tmp, sizeof tmp);
 	ok = fd >= 0 && write_all(fd, head, strlen(head)) == 0 && write_all(fd, body, len) == 0;
 	if (fd >= 0)

@@ -125,6 +125,36 @@ def agree_with_simulator(path, most=40):
     os.rmdir(work)
 
 
+def deep_against_shallow(site, shallow):
+    """--deep on the real files for sm_75 (lowered through the cache, checked by CUDA 13's
+    ptxas where it is): the same modules as without it, kernels per verdict that add up, the
+    modules built for sm_90a on their own, and what ptxas refuses counted as not running."""
+    p = subprocess.run([command, "scan", "--json", "--deep", "--arch", "sm_75", site],
+                       capture_output=True, text=True)
+    check(p.returncode in (0, 1), "scan --deep of " + site, p.returncode, p.stderr[-2000:])
+    deep = json.loads(p.stdout)
+    print("%s --deep for sm_75: %.2f s" % (site, deep["seconds"]))
+    before = {f["path"]: f for f in shallow["files"]}
+    for f in deep["files"]:
+        b = before.get(f["path"])
+        check(b and (b["modules"], b["empty_modules"]) == (f["modules"], f["empty_modules"]),
+              f["path"] + ": the same modules with and without --deep",
+              b and (b["modules"], b["empty_modules"]), (f["modules"], f["empty_modules"]))
+        g = f["gpus"]["sm_75"]
+        if f["kernels"] is not None:
+            check(sum(g["kernels"].values()) == f["kernels"],
+                  f["path"] + ": kernels per verdict add up", g["kernels"], f["kernels"])
+        refused = sum(n["modules"] for n in g["notes"] if "refused by ptxas" in n["kind"])
+        check(refused <= g["none"], f["path"] + ": modules ptxas refuses cannot run", g)
+        if refused:
+            print("%s: %d lowered modules refused by ptxas %s for sm_75" %
+                  (f["path"].split("-packages/")[-1], refused, deep["ptxas"]["sm_75"]["version"]))
+    lt = [f for f in deep["files"] if f["path"].endswith("libcusparseLt.so.0")]
+    check(lt and lt[0]["gpus"]["sm_75"]["elsewhere"] > 0 and
+          lt[0]["gpus"]["sm_75"]["verdict"] in ("partly", "cannot run"),
+          "cuSPARSELt: its sm_90a modules elsewhere", lt and lt[0]["gpus"]["sm_75"])
+
+
 def pip():
     """A pip: this Python's, else one in a venv of the cache."""
     if subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode == 0:
@@ -230,11 +260,15 @@ elif mode == "clients":
         cupti = [f for t, f in files.items() if t.startswith("triton/") and "/cupti/" in t]
         check(cupti and all("cannot run" not in verdicts(f) for f in cupti),
               env + ": Triton's CUDA 12 CUPTI runs on each", [verdicts(f) for f in cupti])
+        # Its CUDA 13 copy, for sm_75 and newer, is an alternative where the other runs.
         for t, f in files.items():
             if t.startswith("triton/") and "/cupti-blackwell/" in t:
-                check(verdicts(f) == ["cannot run", "cannot run", "native"],
-                      env + ": Triton's CUDA 13 CUPTI from sm_75 on", t, verdicts(f))
+                check(verdicts(f) == ["alternative", "alternative", "native"] and
+                      "/cupti/" in f["gpus"]["sm_61"]["alternative"],
+                      env + ": Triton's CUDA 13 CUPTI from sm_75 on, the other before", t,
+                      verdicts(f))
         if env == "torch-cu126":
+            deep_against_shallow(site, report)
             lt = files.get("nvidia/cusparselt/lib/libcusparseLt.so.0") or \
                  files.get("cusparselt/lib/libcusparseLt.so.0")
             # Its SASS is for sm_80 and newer; a few modules carry PTX that bf16shim lowers.

@@ -68,7 +68,7 @@ static void test_functions(void)
 {
 	struct ptx_funcs fs;
 	unsigned char gone[8] = {0};
-	size_t len;
+	size_t len, via[8] = {0};
 	char *rest;
 	long helper, plain, k1, k2, k3, vprintf_decl;
 
@@ -94,9 +94,12 @@ static void test_functions(void)
 	CHECK_EQ_INT(ptxfuncs_at_line(&fs, 22), k1, "line 22, in a nested block, is in calls_helper");
 
 	gone[helper] = 1;
-	CHECK_EQ_INT(ptxfuncs_close(module_text, &fs, gone), 0, "close");
+	CHECK_EQ_INT(fs.n <= 8 ? ptxfuncs_close(module_text, &fs, gone, via) : -1, 0, "close");
 	CHECK(gone[k1] && !gone[k2] && !gone[k3] && !gone[plain] && !gone[vprintf_decl],
 	      "what calls helper goes with it, and nothing else");
+	CHECK(via[k1] == (size_t)helper && via[helper] == (size_t)helper,
+	      "calls_helper went because of helper (%zu), helper on its own (%zu)", via[k1],
+	      via[helper]);
 	rest = ptxfuncs_drop(module_text, strlen(module_text), &fs, gone, &len);
 	CHECK(rest && len == strlen(rest), "drop: a terminated text of its length");
 	CHECK(rest && !strstr(rest, "calls_helper") && !strstr(rest, "cvt.rna.tf32") &&
@@ -137,6 +140,7 @@ static void test_directives(void)
 static void test_modlower(void)
 {
 	struct lowered lw;
+	char *why;
 	char padded[sizeof module_text + 7] = {0};   /* NULs after the text, as in a fatbin */
 
 	memcpy(padded, module_text, sizeof module_text);
@@ -159,8 +163,16 @@ static void test_modlower(void)
 				      b->line == 38, "alone: its own instruction and line (%s, %u)",
 			      b->what, b->line);
 		else
-			CHECK(!strcmp(b->what, "(a device function it calls)"),
-			      "calls_helper: through helper (%s)", b->what);
+			CHECK(!strcmp(b->what, "cvt.rna.tf32.f32") && b->via &&
+				      !strcmp(b->via, "helper") && b->need_sm == 80 && b->line == 10,
+			      "calls_helper: through helper, named with its instruction and line "
+			      "(%s, %s, %u)", b->what, b->via ? b->via : "(none)", b->line);
+		why = leftout_reason(b);
+		CHECK(why && strstr(why, b->via ? "in helper, which it calls: line 10: "
+					       "'cvt.rna.tf32.f32' needs sm_80 (" :
+					       "line 38: 'cvt.rn.relu.f16x2.f32' needs sm_80 ("),
+		      "the reason, said whole: %s", why);
+		free(why);
 	}
 	CHECK(strstr(lw.ptx, ".target sm_75") && strstr(lw.ptx, "calls_plain") &&
 		      strstr(lw.ptx, "plain_helper") && !strstr(lw.ptx, "tf32") && !strstr(lw.ptx, "relu.f16x2") &&
@@ -168,10 +180,53 @@ static void test_modlower(void)
 	      "the lowered text: %s", lw.ptx);
 	CHECK_EQ_INT(lw.instructions, 1, "one cvt lowered");
 	CHECK(lw.len == strlen(lw.ptx), "its length");
-	free(lw.ptx);
-	for (unsigned i = 0; i < lw.nleftout; i++)
-		free(lw.leftout[i].name);
-	free(lw.leftout);
+	lowered_clear(&lw);
+}
+
+/* More instructions that cannot be lowered than one report keeps (PTX_LOWER_MAX_ISSUES):
+ * kernels with one each, a kernel with a hundred, and kernels without between them.  Every
+ * kernel that holds one is left out, with the line of its first in the module as it came,
+ * and every other one stays. */
+static void test_many_issues(void)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *text = malloc(cap);
+	unsigned line = 4, want_line[300] = {0};
+	struct lowered lw;
+	int st, kept = 1;
+
+	n += (size_t)snprintf(text + n, cap - n, ".version 8.0\n.target sm_80\n.address_size 64\n");
+	for (int k = 0; k < 300; k++) {
+		int issues = k % 3 ? 0 : k == 150 ? 100 : 1;
+		n += (size_t)snprintf(text + n, cap - n, ".visible .entry k%d()\n{\n\t.reg .b32 "
+				      "%%r<3>;\n", k);
+		line += 3;
+		want_line[k] = issues ? line : 0;
+		for (int i = 0; i < issues; i++, line++)
+			n += (size_t)snprintf(text + n, cap - n,
+					      "\tcvt.rn.relu.f16x2.f32 %%r1, %%r2, %%r2;\n");
+		n += (size_t)snprintf(text + n, cap - n, "\tmov.b32 %%r1, %%r2;\n\tret;\n}\n");
+		line += 3;
+	}
+	st = lower_module_text(text, n, 75, &lw);
+	CHECK_EQ_INT(st, 0, "many issues: lowered");
+	CHECK_EQ_INT(st ? 0 : lw.nleftout, 100, "many issues: every kernel that holds one left out");
+	for (unsigned i = 0; !st && i < lw.nleftout; i++) {
+		int k = atoi(lw.leftout[i].name + 1);
+		CHECK(k >= 0 && k < 300 && want_line[k] && lw.leftout[i].line == want_line[k] &&
+			      !lw.leftout[i].via,
+		      "many issues: %s at its own line %u (want %u)", lw.leftout[i].name,
+		      lw.leftout[i].line, k >= 0 && k < 300 ? want_line[k] : 0);
+	}
+	for (int k = 0; !st && k < 300; k++) {
+		char name[32];
+		snprintf(name, sizeof name, ".entry k%d(", k);
+		kept &= !strstr(lw.ptx, name) == !(k % 3);
+	}
+	CHECK(!st && kept, "many issues: the kernels without any stay, and only they");
+	if (!st)
+		lowered_clear(&lw);
+	free(text);
 }
 
 static void test_sha256(void)
@@ -241,6 +296,7 @@ int main(void)
 	test_functions();
 	test_directives();
 	test_modlower();
+	test_many_issues();
 	test_sha256();
 	fuzz_modlower(3000);
 	CHECK_DONE("modlower_test");

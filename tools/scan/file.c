@@ -9,7 +9,12 @@
  *     module each, which their package hands the driver itself.
  *
  * A fatbin in .nv_fatbin or a fatbin file that does not parse is a module the driver
- * refuses (CUDA_ERROR_INVALID_IMAGE): it cannot run anywhere, and the scan says why. */
+ * refuses (CUDA_ERROR_INVALID_IMAGE): it cannot run anywhere, and the scan says why.
+ *
+ * A module without kernels (nvlink adds one to each shared object it links) is not judged:
+ * one is known to have none when an entry of it can be read without decompressing, or is
+ * small enough (EMPTY_PROBE) to be decompressed even without --deep, so that a scan with
+ * and without --deep counts the same modules. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <setjmp.h>
@@ -28,7 +33,7 @@
 #define ELF_HEADER 64
 #define EM_CUDA FB_EM_CUDA
 #define MAX_PTX_FILE ((uint64_t)256 << 20)
-#define TINY_CUBIN 4096
+#define EMPTY_PROBE ((size_t)16 << 10)
 
 struct reader {
 	struct scan *s;
@@ -39,9 +44,10 @@ struct reader {
 	struct file_result *f;       /* made at the first module */
 	struct fb_entry *entries;    /* the current container's */
 	int nentries, cap_entries;
+	int requested;               /* --deep lowers modules of it later: keep it mapped */
 };
 
-static void *xrealloc(void *p, size_t n)
+void *scan_xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
 
@@ -51,6 +57,8 @@ static void *xrealloc(void *p, size_t n)
 	}
 	return q;
 }
+
+#define xrealloc scan_xrealloc
 
 void scan_problem(struct scan *s, const char *path, const char *fmt, ...)
 {
@@ -88,7 +96,7 @@ static struct file_result *result(struct reader *r)
 	r->f = &s->files[s->nfiles++];
 	memset(r->f, 0, sizeof *r->f);
 	r->f->path = strdup(r->path);
-	r->f->package = package_of(r->path);
+	r->f->package = package_of(r->path, &r->f->shown);
 	r->f->kind = r->kind;
 	return r->f;
 }
@@ -117,16 +125,16 @@ static void add_malformed(struct reader *r, const char *why)
 
 	f->modules++;
 	f->malformed++;
+	f->uncounted++;
 	for (int a = 0; a < r->s->opt.narchs; a++)
-		f->counts[a][MV_NONE]++;
+		count_module(f, a, MV_NONE, -1, 0);
 	if (!f->problem) {
 		f->problem = strdup(why);
 		scan_problem(r->s, r->path, "malformed GPU code, which the driver refuses: %s", why);
 	}
 }
 
-/* Kernels in a PTX text: its .entry directives. */
-static long count_entries(const uint8_t *p, size_t n)
+long ptx_kernels(const uint8_t *p, size_t n)
 {
 	long count = 0;
 	const uint8_t *q = p, *end = p + n;
@@ -140,7 +148,7 @@ static long count_entries(const uint8_t *p, size_t n)
 
 static long kernels_in(const struct fb_entry *e, const uint8_t *content, size_t n)
 {
-	return e->kind == FB_KIND_SASS ? fb_cubin_kernels(content, n) : count_entries(content, n);
+	return e->kind == FB_KIND_SASS ? fb_cubin_kernels(content, n) : ptx_kernels(content, n);
 }
 
 /* Decompresses the entry into a fresh buffer; NULL (and a message) when it cannot. */
@@ -168,17 +176,17 @@ static uint8_t *inflate(struct reader *r, const struct fb_container *c,
 }
 
 /* The kernels of a container's module: from a plain entry when there is one, else from the
- * smallest compressed one, decompressed with --deep, or without it when it is a cubin of at
- * most TINY_CUBIN bytes (nvlink adds a module without kernels to each shared object it
- * links, compressed with the rest: it is not GPU code that could fail to run); -1 when
- * not counted. */
-static long module_kernels(struct reader *r, const struct fb_container *c)
+ * smallest compressed one, decompressed with --deep, or without it when it holds at most
+ * EMPTY_PROBE bytes; -1 when not counted.  *sure: whether a count of 0 would be found
+ * without --deep too (the module is then empty, not judged). */
+static long module_kernels(struct reader *r, const struct fb_container *c, int *sure)
 {
 	const struct fb_entry *best = NULL;
 	char err[256];
 	int corrupt;
 	long k;
 
+	*sure = 1;
 	for (int kind = FB_KIND_SASS; kind >= FB_KIND_PTX; kind--)
 		for (int i = 0; i < r->nentries; i++) {
 			const struct fb_entry *e = &r->entries[i];
@@ -192,7 +200,8 @@ static long module_kernels(struct reader *r, const struct fb_container *c)
 		     (e->kind == best->kind && e->bytes < best->bytes)))
 			best = e;
 	}
-	if (!best || (!r->s->opt.deep && (best->kind != FB_KIND_SASS || best->bytes > TINY_CUBIN)))
+	*sure = best && best->bytes <= EMPTY_PROBE;
+	if (!best || (!r->s->opt.deep && !*sure))
 		return -1;
 	{
 		uint8_t *content = inflate(r, c, best, err, sizeof err, &corrupt);
@@ -234,11 +243,9 @@ static enum module_verdict check_chosen(struct reader *r, const struct fb_contai
 }
 
 static void add_module(struct reader *r, const struct module_facts *m, long kernels,
-		       const struct fb_container *c)
+		       int sure, const struct fb_container *c)
 {
 	struct file_result *f;
-	enum module_verdict v[SCAN_MAX_ARCHS];
-	char note[SCAN_MAX_ARCHS][256];
 	int code = 0;
 
 	for (int i = 0; i < m->nentries; i++)
@@ -252,23 +259,34 @@ static void add_module(struct reader *r, const struct module_facts *m, long kern
 		f->code_bytes += m->entries[i].stored_bytes;
 		r->s->code_bytes += m->entries[i].stored_bytes;
 	}
-	if (kernels == 0) {
+	if (kernels == 0 && sure) {
 		f->empty++;
 		return;
 	}
 	f->modules++;
-	if (kernels > 0)
+	if (kernels >= 0)
 		f->kernels += kernels;
 	else
 		f->uncounted++;
 	for (int a = 0; a < r->s->opt.narchs; a++) {
-		note[a][0] = '\0';
-		v[a] = judge_module(m, r->s->opt.archs[a], note[a], sizeof note[a]);
+		struct fb_entry lower;
+		enum module_verdict v;
+		char note[512] = "";
+		int nocode;
+
+		v = judge_module(m, r->s->opt.archs[a], &lower, note, sizeof note, &nocode);
 		if (c)
-			v[a] = check_chosen(r, c, r->s->opt.archs[a], v[a], note[a], sizeof note[a]);
-		f->counts[a][v[a]]++;
-		if (note[a][0] && !f->note[a])
-			f->note[a] = strdup(note[a]);
+			v = check_chosen(r, c, r->s->opt.archs[a], v, note, sizeof note);
+		if (v == MV_SHIM && c && r->s->opt.deep) {
+			/* Counted once lowered, with every other module (deep_run). */
+			deep_request(r->s, (int)(f - r->s->files), c, &lower, a, kernels);
+			r->requested = 1;
+			continue;
+		}
+		count_module(f, a, v, kernels, 0);
+		f->nocode[a] += v == MV_NONE && nocode;
+		if (*note)
+			add_note(f, a, NULL, note, NULL, kernels, 0);
 	}
 }
 
@@ -280,7 +298,8 @@ static size_t read_container(struct reader *r, const uint8_t *p, size_t avail, i
 	struct fb_entry e;
 	struct module_facts m = {0};
 	char err[256];
-	int st;
+	long kernels;
+	int st, sure;
 
 	r->nentries = 0;
 	st = fb_open(&c, p, avail, err, sizeof err);
@@ -301,8 +320,8 @@ static size_t read_container(struct reader *r, const uint8_t *p, size_t avail, i
 	m.entries = r->entries;
 	m.nentries = r->nentries;
 	m.container = &c;
-	m.deep = r->s->opt.deep;
-	add_module(r, &m, module_kernels(r, &c), &c);
+	kernels = module_kernels(r, &c, &sure);
+	add_module(r, &m, kernels, sure, &c);
 	return c.size;
 }
 
@@ -346,7 +365,7 @@ static void read_cubin(struct reader *r)
 		add_malformed(r, "a CUDA ELF without an architecture");
 		return;
 	}
-	add_module(r, &m, fb_cubin_kernels(r->map, r->len), NULL);
+	add_module(r, &m, fb_cubin_kernels(r->map, r->len), 1, NULL);
 }
 
 /* The architecture a PTX text targets (".target sm_80"), 0 if none. */
@@ -388,7 +407,7 @@ static void read_ptx(struct reader *r)
 		m.text = (const char *)r->map;
 		m.text_len = r->len;
 	}
-	add_module(r, &m, count_entries(r->map, r->len), NULL);
+	add_module(r, &m, ptx_kernels(r->map, r->len), 1, NULL);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -413,8 +432,9 @@ static int looks_like_ptx(const char *path, const uint8_t *head, size_t n)
 	       (n >= 2 && head[0] == '/' && head[1] == '/' && memmem(head, n, ".version", 8));
 }
 
-/* SIGBUS while reading a mapped file: it shrank under us. */
-static sigjmp_buf *bus_jump;
+/* SIGBUS while reading a mapped file: it shrank under us.  Each thread that reads one
+ * (the walk, deep.c's workers) has its own way back. */
+static __thread sigjmp_buf *bus_jump;
 
 static void on_sigbus(int sig)
 {
@@ -425,13 +445,50 @@ static void on_sigbus(int sig)
 	raise(SIGBUS);
 }
 
-void scan_file(struct scan *s, const char *path, int fd, uint64_t size)
+static void catch_sigbus(void)
 {
 	static int handler;
+
+	if (!handler) {
+		struct sigaction sa = {.sa_handler = on_sigbus};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, NULL);
+		handler = 1;
+	}
+}
+
+int read_mapped(void (*fn)(void *), void *arg)
+{
+	sigjmp_buf jump;
+	int st = 0;
+
+	if (sigsetjmp(jump, 1) == 0) {
+		bus_jump = &jump;
+		fn(arg);
+	} else {
+		st = -1;
+	}
+	bus_jump = NULL;
+	return st;
+}
+
+static void read_file(void *arg)
+{
+	struct reader *r = arg;
+
+	if (r->kind == FK_ELF || r->kind == FK_FATBIN)
+		find_containers(r);
+	else if (r->kind == FK_CUBIN)
+		read_cubin(r);
+	else
+		read_ptx(r);
+}
+
+void scan_file(struct scan *s, const char *path, int fd, uint64_t size)
+{
 	struct reader r = {.s = s, .path = path};
 	uint8_t head[ELF_HEADER] = {0};
 	ssize_t got = size ? pread(fd, head, sizeof head, 0) : 0;
-	sigjmp_buf jump;
 	void *map;
 
 	if (got < 0) {
@@ -476,24 +533,12 @@ void scan_file(struct scan *s, const char *path, int fd, uint64_t size)
 		madvise(map, (size_t)size, MADV_RANDOM);
 	r.map = map;
 	r.len = (size_t)size;
-	if (!handler) {
-		struct sigaction sa = {.sa_handler = on_sigbus};
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGBUS, &sa, NULL);
-		handler = 1;
-	}
-	bus_jump = &jump;
-	if (sigsetjmp(jump, 1) == 0) {
-		if (r.kind == FK_ELF || r.kind == FK_FATBIN)
-			find_containers(&r);
-		else if (r.kind == FK_CUBIN)
-			read_cubin(&r);
-		else
-			read_ptx(&r);
-	} else {
+	catch_sigbus();
+	if (read_mapped(read_file, &r))
 		scan_problem(s, path, "the file changed while it was read");
-	}
-	bus_jump = NULL;
-	munmap(map, (size_t)size);
+	if (r.requested)
+		deep_keep_mapping(s, map, (size_t)size);
+	else
+		munmap(map, (size_t)size);
 	free(r.entries);
 }

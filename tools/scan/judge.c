@@ -1,15 +1,17 @@
-/* Verdicts: what a module, a file and a package do on one GPU, why not, and the fix.
+/* Verdicts: what a module and a file do on one GPU, why not, and the fix.
  *
  * A module runs natively with SASS for the GPU, through the driver's JIT with PTX at or
  * below it (the driver's choice: fb_entry_runs), and through bf16shim when the library
  * lowers its PTX on its way into the driver: PTX text that its package hands the driver
- * (src/ptxload.c: below sm_80, text that mentions bf16), or a fatbin whose only code the GPU
- * could run is PTX for a newer GPU (src/fatload.c: fb_choose_lowering).  With --deep that
- * PTX is lowered here as the library would lower it, and a module with a kernel the pass
- * cannot lower is said not to run, naming the kernel.  A file cannot run when none of its
- * modules does; when only some have nothing for the GPU it runs partly, which is how
- * libraries that choose their kernels by GPU (cuBLAS, cuDNN, cuFFT) are built, so that alone
- * is not a failure. */
+ * (load/loaders.c: below sm_80, text that mentions bf16), or a fatbin whose only code the
+ * GPU could run is PTX for a newer GPU (load/fatload.c: fb_choose_lowering).  Without --deep
+ * that is a prediction ("can be lowered"); with it, deep.c lowers the PTX as the library
+ * would and says which kernels are left out, and what the target's tools refuse.  A module
+ * with code only for other GPUs on purpose (sm_90a, sm_100f) is not a failure: the library
+ * it belongs to picks another kernel here.  A file cannot run when none of its modules
+ * does; when some of its kernels have nothing for the GPU it runs partly, which is how
+ * libraries that choose their kernels by GPU (cuBLAS, cuDNN, cuFFT) are built, so that
+ * alone is not a failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,7 @@ static int targets_kind(target_code t)
 /* PTX text for a GPU below its .target: bf16shim lowers it when the text has bf16 in it;
  * with the text at hand (--deep) the lowering pass says whether everything lowers. */
 static enum module_verdict judge_text(const struct module_facts *m, int sm, char *note,
-				      size_t len)
+				      size_t len, int *nocode)
 {
 	struct ptx_lower_report rep;
 	char *out = NULL;
@@ -52,6 +54,7 @@ static enum module_verdict judge_text(const struct module_facts *m, int sm, char
 	if (sm >= 80 || !m->mentions_bf16) {
 		snprintf(note, len, "PTX for sm_%u is newer than sm_%d%s", m->entries[0].arch, sm,
 			 sm >= 80 ? "" : " and has no bf16 for bf16shim to lower");
+		*nocode = 1;
 		return MV_NONE;
 	}
 	if (!m->text)
@@ -72,54 +75,12 @@ static enum module_verdict judge_text(const struct module_facts *m, int sm, char
 	return MV_SHIM;
 }
 
-/* A fatbin whose PTX for a newer GPU bf16shim lowers (entry e): with --deep, whether every
- * kernel lowers. */
-static enum module_verdict judge_lowering(const struct module_facts *m,
-					  const struct fb_entry *e, int sm, char *note, size_t len)
+enum module_verdict judge_module(const struct module_facts *m, int sm, struct fb_entry *lower,
+				 char *note, size_t notelen, int *nocode)
 {
-	char target[32], err[200] = "";
-	struct lowered lw;
-	size_t got = 0;
-	char *text;
-	int st;
-
-	if (!m->deep)
-		return MV_SHIM;
-	fb_entry_target(e, target, sizeof target);
-	text = malloc(e->bytes + 1);
-	st = text ? fb_entry_read(m->container, e, text, e->bytes, &got, err, sizeof err)
-		  : FB_ESPACE;
-	if (st == FB_OK)
-		st = lower_module_text(text, got, sm, &lw);
-	free(text);
-	if (st == FB_ENOCODEC || st == FB_ECORRUPT || st == FB_EINVAL || st == FB_ESPACE) {
-		snprintf(note, len, "its PTX %s cannot be read: %s", target, err);
-		return MV_NONE;
-	}
-	if (st) {
-		snprintf(note, len, "bf16shim cannot lower its PTX %s (%s)", target,
-			 ptx_lower_status_name(st));
-		return MV_NONE;
-	}
-	if (lw.nleftout)
-		snprintf(note, len, "kernel %.80s: line %u of its PTX %s: '%s' needs sm_%d and bf16shim "
-			 "cannot lower it (%s)%s", lw.leftout[0].name, lw.leftout[0].line, target,
-			 lw.leftout[0].what, lw.leftout[0].need_sm, lw.leftout[0].why,
-			 lw.nleftout > 1 ? "; and more kernels" : "");
-	free(lw.ptx);
-	for (unsigned i = 0; i < lw.nleftout; i++)
-		free(lw.leftout[i].name);
-	free(lw.leftout);
-	return lw.nleftout ? MV_NONE : MV_SHIM;
-}
-
-enum module_verdict judge_module(const struct module_facts *m, int sm, char *note,
-				 size_t notelen)
-{
-	struct fb_entry newer;
-
 	int ptx = 0, elsewhere = 1;
 
+	*nocode = 0;
 	for (int i = 0; i < m->nentries; i++)
 		if (m->entries[i].kind == FB_KIND_SASS && fb_entry_runs(&m->entries[i], sm))
 			return MV_NATIVE;
@@ -133,16 +94,60 @@ enum module_verdict judge_module(const struct module_facts *m, int sm, char *not
 	if (ptx)
 		return MV_JIT;
 	if (m->container &&
-	    fb_choose_lowering(m->container->base, m->container->size, sm, &newer) >= 0)
-		return judge_lowering(m, &newer, sm, note, notelen);
+	    fb_choose_lowering(m->container->base, m->container->size, sm, lower) >= 0)
+		return MV_SHIM;
 	if (m->from_text && !elsewhere)
-		return judge_text(m, sm, note, notelen);
+		return judge_text(m, sm, note, notelen, nocode);
+	*nocode = !elsewhere;
 	return elsewhere ? MV_ELSEWHERE : MV_NONE;
+}
+
+void count_module(struct file_result *f, int a, enum module_verdict v, long kernels,
+		  long left_out)
+{
+	f->counts[a][v]++;
+	if (kernels < 0) {
+		f->uncounted_by[a][v]++;
+		return;
+	}
+	f->kernels_by[a][v] += kernels - left_out;
+	f->kernels_by[a][MV_NONE] += left_out;
+	f->left_out[a] += left_out;
+}
+
+void add_note(struct file_result *f, int a, const char *kind, const char *text,
+	      const char *example, long kernels, int per_kernel)
+{
+	struct note *n = NULL;
+
+	kind = kind ? kind : text;
+	for (int i = 0; i < f->nnotes[a] && !n; i++)
+		if (strcmp(f->notes[a][i].kind, kind) == 0)
+			n = &f->notes[a][i];
+	if (!n) {
+		f->notes[a] = scan_xrealloc(f->notes[a], (size_t)(f->nnotes[a] + 1) * sizeof *n);
+		n = &f->notes[a][f->nnotes[a]++];
+		n->kind = strdup(kind);
+		n->text = strdup(text);
+		n->example = example ? strdup(example) : NULL;
+		n->kernels = n->modules = 0;
+		n->per_kernel = per_kernel;
+		if (!n->kind || !n->text || (example && !n->example)) {
+			perror("bf16shim-scan");
+			exit(2);
+		}
+	}
+	n->modules++;
+	if (kernels < 0 || n->kernels < 0)
+		n->kernels = -1;
+	else
+		n->kernels += kernels;
 }
 
 static const char *const file_names[FV_COUNT] = {
 	[FV_NONE] = "cannot run", [FV_PARTLY] = "partly", [FV_SHIM] = "bf16shim",
-	[FV_JIT] = "JIT", [FV_NATIVE] = "native",
+	[FV_JIT] = "JIT", [FV_ELSEWHERE] = "elsewhere", [FV_ALTERNATIVE] = "alternative",
+	[FV_NATIVE] = "native", [FV_EMPTY] = "no kernels",
 };
 static const char *const module_names[MV_COUNT] = {
 	[MV_NATIVE] = "native", [MV_JIT] = "jit", [MV_SHIM] = "bf16shim", [MV_NONE] = "none",
@@ -159,14 +164,21 @@ const char *module_verdict_name(enum module_verdict v)
 	return module_names[v];
 }
 
+int verdict_fails(enum file_verdict v)
+{
+	return v == FV_NONE;
+}
+
 void judge_file(const struct scan *s, struct file_result *f)
 {
 	for (int a = 0; a < s->opt.narchs; a++) {
 		const int *n = f->counts[a];
 
-		if (n[MV_NATIVE] + n[MV_JIT] + n[MV_SHIM] == 0)
-			f->verdict[a] = FV_NONE;
-		else if (n[MV_NONE])
+		if (!f->modules)
+			f->verdict[a] = FV_EMPTY;
+		else if (n[MV_NATIVE] + n[MV_JIT] + n[MV_SHIM] == 0)
+			f->verdict[a] = n[MV_NONE] ? FV_NONE : FV_ELSEWHERE;
+		else if (n[MV_NONE] || f->left_out[a])
 			f->verdict[a] = FV_PARTLY;
 		else if (n[MV_SHIM])
 			f->verdict[a] = FV_SHIM;
@@ -198,10 +210,31 @@ static void list_targets(const struct file_result *f, char *buf, size_t len)
 	}
 }
 
+/* "sm_90a, sm_100a": the targets built for one GPU or family only, each once. */
+static void specific_targets(const struct file_result *f, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < f->ntargets && used < len; i++) {
+		target_code t = f->targets[i], seen = 0;
+		char name[32];
+
+		if ((t & 3) == 0 || targets_kind(t) == 3)
+			continue;
+		for (int j = 0; j < i && !seen; j++)
+			seen = (f->targets[j] & 0xffffff) == (t & 0xffffff) && targets_kind(f->targets[j]) != 3;
+		if (seen)
+			continue;
+		target_name((t & 0xffffff) | (target_code)1 << 24, name, sizeof name);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+	}
+}
+
 void why_not(const struct file_result *f, int sm, char *buf, size_t len)
 {
 	unsigned lowest_ptx = 0;
-	char targets[256];
+	char targets[1024];
 
 	for (int i = 0; i < f->ntargets; i++)
 		if (targets_kind(f->targets[i]) == 2 && !lowest_ptx)
@@ -214,6 +247,15 @@ void why_not(const struct file_result *f, int sm, char *buf, size_t len)
 			 targets, sm, lowest_ptx);
 	else
 		snprintf(buf, len, "%s", targets);
+}
+
+void elsewhere_text(const struct file_result *f, char *buf, size_t len)
+{
+	char targets[1024];
+
+	specific_targets(f, targets, sizeof targets);
+	snprintf(buf, len, "for %s only; this library picks another kernel on this GPU",
+		 *targets ? targets : "other GPUs");
 }
 
 struct fix {

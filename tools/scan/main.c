@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "scan.h"
 
@@ -16,7 +17,8 @@ static void usage(const char *why)
 		fprintf(stderr, "bf16shim-scan: %s\n", why);
 	fprintf(stderr,
 		"usage: bf16shim-scan --arch sm_XY[,sm_XY...] [--label sm_XY=TEXT] [--json] "
-		"[--deep] [--all] [--quiet] PATH...\n");
+		"[--deep] [--ptxas PATH|none]... [--ptxas-candidate PATH]... [--jobs N] [--all] "
+		"[--quiet] PATH...\n");
 	exit(2);
 }
 
@@ -64,8 +66,9 @@ int main(int argc, char **argv)
 {
 	struct scan s = {0};
 	struct timespec t0, t1;
-	char *labels[SCAN_MAX_ARCHS * 2];
-	int nlabels = 0, first_path = argc;
+	char *labels[SCAN_MAX_ARCHS * 2], **ptxas = calloc((size_t)argc, sizeof *ptxas),
+		**candidates = calloc((size_t)argc, sizeof *candidates);
+	int nlabels = 0, first_path = argc, nptxas = 0, ncandidates = 0;
 	double seconds;
 
 	for (int i = 1; i < argc; i++) {
@@ -88,6 +91,16 @@ int main(int argc, char **argv)
 			s.opt.all = 1;
 		} else if (strcmp(a, "--quiet") == 0) {
 			s.opt.quiet = 1;
+		} else if (strcmp(a, "--ptxas") == 0 && i + 1 < argc && ptxas) {
+			ptxas[nptxas++] = argv[++i];
+		} else if (strcmp(a, "--ptxas-candidate") == 0 && i + 1 < argc && candidates) {
+			candidates[ncandidates++] = argv[++i];
+		} else if (strcmp(a, "--jobs") == 0 && i + 1 < argc) {
+			char *end;
+			long n = strtol(argv[++i], &end, 10);
+			if (*end || n < 1 || n > 1024)
+				usage("--jobs wants a number of threads, 1 to 1024");
+			s.opt.jobs = (int)n;
 		} else if (a[0] == '-' && a[1]) {
 			usage("unknown option");
 		} else {
@@ -109,11 +122,17 @@ int main(int argc, char **argv)
 		if (a >= 0)
 			s.opt.arch_labels[a] = eq + 1;
 	}
+	s.opt.terminal = isatty(STDOUT_FILENO) && !s.opt.json;
+	s.opt.progress = isatty(STDERR_FILENO) && !s.opt.quiet;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (s.opt.deep)
+		s.ptxas = ptxas_find(ptxas, nptxas, candidates, ncandidates);
 	for (int i = first_path; i < argc; i++)
 		scan_path(&s, argv[i]);
+	deep_run(&s);
 	for (int i = 0; i < s.nfiles; i++)
 		judge_file(&s, &s.files[i]);
+	find_alternatives(&s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (s.opt.json)
@@ -122,7 +141,7 @@ int main(int argc, char **argv)
 		for (int a = 0; a < s.opt.narchs; a++) {
 			int n = 0;
 			for (int i = 0; i < s.nfiles; i++)
-				n += s.files[i].modules && s.files[i].verdict[a] == FV_NONE;
+				n += s.files[i].modules && verdict_fails(s.files[i].verdict[a]);
 			if (n)
 				printf("sm_%d %d\n", s.opt.archs[a], n);
 		}

@@ -1,10 +1,11 @@
-/* Which package a file belongs to.  Under a site-packages (or dist-packages) folder: the
- * distribution whose RECORD lists it (*.dist-info/RECORD, PEP 376/627): the file itself
- * when it is a shared object, else its first folder under site-packages, or its first two
- * where several distributions share the first (nvidia/cublas, nvidia/cudnn...); without a
- * RECORD, that folder's name.
- * Elsewhere: the file's folder.  Names are normalised as PEP 503 does (torch,
- * nvidia-cublas-cu12, flash-attn). */
+/* Which package a file belongs to: the distribution whose RECORD lists it
+ * (NAME.dist-info/RECORD, PEP 376/627) in the nearest folder above it that has one, wherever
+ * that is: a site-packages folder, a `pip install --target` folder, an unpacked wheel.  The
+ * RECORD names the file itself when it is a shared object, else its first folder there, or
+ * its first two where several distributions share the first (nvidia/cublas,
+ * nvidia/cudnn...).  In a site-packages folder without such a RECORD: that first folder's
+ * name.  Elsewhere: the file's folder.  Names are normalised as PEP 503 does (torch,
+ * nvidia-cublas-cu12, flash-attn).  Each folder's dist-infos are read once. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
@@ -19,13 +20,14 @@ struct owner {
 };
 
 struct site {
-	char *root;      /* ".../site-packages" */
+	char *root;      /* ".../site-packages", or any folder: no owners when it has no RECORD */
 	struct owner *owners;
 	int nowners, cap;
 };
 
+/* Every folder asked about, by name (open addressing). */
 static struct site *sites;
-static int nsites;
+static size_t sites_cap, nsites;
 
 static char *normalise(const char *name, size_t n)
 {
@@ -127,68 +129,105 @@ static void read_records(struct site *s)
 		closedir(d);
 }
 
+static size_t name_hash(const char *p, size_t n)
+{
+	size_t h = 1469598103934665603u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211u;
+	return h;
+}
+
+/* The folder root[0, n), its RECORDs read on first use. */
 static struct site *site_for(const char *root, size_t n)
 {
-	struct site *grown;
+	size_t h;
 
-	for (int i = 0; i < nsites; i++)
-		if (strlen(sites[i].root) == n && memcmp(sites[i].root, root, n) == 0)
-			return &sites[i];
-	grown = realloc(sites, (size_t)(nsites + 1) * sizeof *sites);
-	if (!grown)
-		return NULL;
-	sites = grown;
-	memset(&sites[nsites], 0, sizeof *sites);
-	sites[nsites].root = strndup(root, n);
-	read_records(&sites[nsites]);
-	return &sites[nsites++];
-}
+	if (nsites * 2 >= sites_cap) {
+		struct site *old = sites;
+		size_t old_cap = sites_cap;
 
-/* The site-packages folder in path, as its length; 0 if none. */
-static size_t site_root(const char *path)
-{
-	static const char *const names[] = {"/site-packages/", "/dist-packages/"};
-	size_t best = 0;
-
-	for (int i = 0; i < 2; i++) {
-		const char *p = path, *hit;
-		while ((hit = strstr(p, names[i]))) {
-			best = (size_t)(hit - path) + strlen(names[i]) - 1;
-			p = hit + 1;
+		sites_cap = sites_cap ? 2 * sites_cap : 1024;
+		sites = calloc(sites_cap, sizeof *sites);
+		if (!sites) {
+			perror("bf16shim-scan");
+			exit(2);
 		}
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].root) {
+				size_t k = name_hash(old[i].root, strlen(old[i].root)) & (sites_cap - 1);
+				while (sites[k].root)
+					k = (k + 1) & (sites_cap - 1);
+				sites[k] = old[i];
+			}
+		free(old);
 	}
-	return best;
+	for (h = name_hash(root, n) & (sites_cap - 1); sites[h].root; h = (h + 1) & (sites_cap - 1))
+		if (strlen(sites[h].root) == n && memcmp(sites[h].root, root, n) == 0)
+			return &sites[h];
+	if (!(sites[h].root = strndup(root, n)))
+		return NULL;
+	nsites++;
+	read_records(&sites[h]);
+	return &sites[h];
 }
 
-char *package_of(const char *path)
+/* The distribution s's RECORDs give rel (a path under s's folder), or NULL. */
+static const char *owner_of(struct site *s, const char *rel)
 {
-	size_t root = site_root(path);
-	const char *rel, *slash, *second;
-	struct site *s;
-	struct owner *o;
+	const char *slash = strchr(rel, '/'), *second = slash ? strchr(slash + 1, '/') : NULL;
+	size_t first = slash ? (size_t)(slash - rel) : strlen(rel);
+	struct owner *o = find_owner(s, rel, strlen(rel));
+
+	if (o && o->dist)
+		return o->dist;
+	o = find_owner(s, rel, first);
+	if (o && o->dist)
+		return o->dist;
+	o = second ? find_owner(s, rel, (size_t)(second - rel)) : NULL;
+	return o && o->dist ? o->dist : NULL;
+}
+
+/* Whether path[0, n) is a site-packages or dist-packages folder. */
+static int is_site(const char *path, size_t n)
+{
+	return (n >= 14 && memcmp(path + n - 14, "/site-packages", 14) == 0) ||
+	       (n >= 14 && memcmp(path + n - 14, "/dist-packages", 14) == 0);
+}
+
+char *package_of(const char *path, size_t *shown)
+{
+	size_t root = 0;
+	const char *rel, *slash;
 	char *dot;
 
+	*shown = 0;
+	/* The nearest folder above the file whose RECORDs name it; a site-packages folder ends
+	 * the search (nothing above it holds its packages). */
+	for (const char *end = strrchr(path, '/'); end && end > path;) {
+		size_t n = (size_t)(end - path);
+		struct site *s = site_for(path, n);
+		const char *dist = s && s->nowners ? owner_of(s, end + 1) : NULL;
+
+		if (dist) {
+			*shown = n + 1;
+			return strdup(dist);
+		}
+		if (is_site(path, n)) {
+			root = n;
+			break;
+		}
+		while (--end > path && *end != '/')
+			;
+	}
 	if (!root) {
 		const char *last = strrchr(path, '/');
 		return last ? strndup(path, (size_t)(last - path) ? (size_t)(last - path) : 1)
 			    : strdup(".");
 	}
+	*shown = root + 1;
 	rel = path + root + 1;
 	slash = strchr(rel, '/');
-	s = site_for(path, root);
-	if (s) {
-		size_t first = slash ? (size_t)(slash - rel) : strlen(rel);
-		o = find_owner(s, rel, strlen(rel));
-		if (o && o->dist)
-			return strdup(o->dist);
-		o = find_owner(s, rel, first);
-		if (o && o->dist)
-			return strdup(o->dist);
-		second = slash ? strchr(slash + 1, '/') : NULL;
-		o = second ? find_owner(s, rel, (size_t)(second - rel)) : NULL;
-		if (o && o->dist)
-			return strdup(o->dist);
-	}
 	/* No RECORD: the folder ("flash_attn", "xformers.libs"), or a module's name. */
 	if (slash && strncmp(rel, "nvidia/", 7) == 0 && strchr(slash + 1, '/'))
 		slash = strchr(slash + 1, '/');

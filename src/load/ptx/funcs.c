@@ -229,10 +229,11 @@ static long find_name(const struct names *nm, const char *s, size_t n)
 	return -1;
 }
 
-int ptxfuncs_close(const char *text, const struct ptx_funcs *fs, unsigned char *gone)
+int ptxfuncs_close(const char *text, const struct ptx_funcs *fs, unsigned char *gone,
+		   size_t *via)
 {
 	struct names nm = {text, fs, NULL};
-	size_t *group = NULL, (*edge)[2] = NULL, nedges = 0, capedges = 0;
+	size_t *group = NULL, (*edge)[2] = NULL, nedges = 0, capedges = 0, *by = NULL;
 	unsigned char *mark = NULL;
 	int changed = 1, rc = PTX_LOWER_ENOMEM;
 
@@ -241,8 +242,11 @@ int ptxfuncs_close(const char *text, const struct ptx_funcs *fs, unsigned char *
 	nm.order = malloc(fs->n * sizeof *nm.order);
 	group = malloc(fs->n * sizeof *group);
 	mark = calloc(fs->n, 1);
-	if (!nm.order || !group || !mark)
+	by = malloc(fs->n * sizeof *by);
+	if (!nm.order || !group || !mark || !by)
 		goto out;
+	for (size_t i = 0; i < fs->n; i++)
+		by[i] = i;
 	for (size_t i = 0; i < fs->n; i++)
 		nm.order[i] = i;
 	qsort_r(nm.order, fs->n, sizeof *nm.order, by_name, &nm);
@@ -287,17 +291,34 @@ int ptxfuncs_close(const char *text, const struct ptx_funcs *fs, unsigned char *
 	while (changed) {
 		changed = 0;
 		for (size_t e = 0; e < nedges; e++)
-			if (mark[edge[e][1]] && !mark[edge[e][0]])
+			if (mark[edge[e][1]] && !mark[edge[e][0]]) {
 				mark[edge[e][0]] = changed = 1;
+				by[edge[e][0]] = edge[e][1];
+			}
 	}
 	for (size_t i = 0; i < fs->n; i++)
 		gone[i] = mark[group[i]];
+	if (via) {
+		/* From groups back to definitions: the one with a body, else any. */
+		size_t *def = malloc(fs->n * sizeof *def);
+		if (!def)
+			goto out;
+		for (size_t i = 0; i < fs->n; i++)
+			def[group[i]] = i;
+		for (size_t i = 0; i < fs->n; i++)
+			if (fs->f[i].body)
+				def[group[i]] = i;
+		for (size_t i = 0; i < fs->n; i++)
+			via[i] = by[group[i]] == group[i] ? i : def[by[group[i]]];
+		free(def);
+	}
 	rc = 0;
 out:
 	free(nm.order);
 	free(group);
 	free(mark);
 	free(edge);
+	free(by);
 	return rc;
 }
 

@@ -31,8 +31,11 @@ long ptxfuncs_at_line(const struct ptx_funcs *fs, unsigned line);
 
 /* Marks (gone[i] = 1) every definition that refers to a marked function by name (calls it,
  * takes its address), and so on until nothing changes; declarations and definitions of one
- * name share its mark.  0, or PTX_LOWER_ENOMEM. */
-int ptxfuncs_close(const char *text, const struct ptx_funcs *fs, unsigned char *gone);
+ * name share its mark.  via (NULL, or fs->n entries): for each function marked here, a
+ * marked function it refers to (following via leads to one marked by the caller, whose
+ * via[i] is i).  0, or PTX_LOWER_ENOMEM. */
+int ptxfuncs_close(const char *text, const struct ptx_funcs *fs, unsigned char *gone,
+		   size_t *via);
 
 /* A copy of text (NUL-terminated, *out_len bytes) without the marked functions, or NULL when
  * out of memory. */
