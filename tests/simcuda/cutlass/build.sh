@@ -20,13 +20,23 @@ key=$({ cat "$SRC/cutlass_gemm.cu" "$SRC/cute_gemm.cu" "$SRC/cutlass_sparse.cu" 
 	echo "$VERSION"; } |
 	sha256sum | cut -c1-16)
 out=$CACHE/cutlass-gemm-$key
-if [ -x "$out/cutlass_gemm_sm75" ] && [ -x "$out/cutlass_gemm_sm80" ] && [ -x "$out/cute_gemm" ] &&
-	[ -x "$out/cutlass_sparse" ]
-then
+built() {
+	[ -x "$out/cutlass_gemm_sm75" ] && [ -x "$out/cutlass_gemm_sm80" ] &&
+		[ -x "$out/cute_gemm" ] && [ -x "$out/cutlass_sparse" ]
+}
+if built; then
 	echo "$out"
 	exit 0
 fi
 mkdir -p "$CACHE"
+# One build at a time: the tests that need it start together on a fresh clone, and a second
+# must wait for the first's headers and build, not race it for the same folders.
+exec 9>"$CACHE/.lock"
+flock 9
+if built; then
+	echo "$out"
+	exit 0
+fi
 # The headers: pip, from a virtual environment of its own (the system may have no pip).
 headers=$CACHE/nvidia-cutlass-$VERSION
 if [ ! -f "$headers/.installed" ]; then
