@@ -31,6 +31,9 @@ struct lowered {
  * (logged at debug level either way: "lowering module ..." or "... from the cache"), its
  * left-out kernels logged once each.  NULL when it cannot be done (the reason is logged). */
 struct lowered *lowered_for(const char *ptx, size_t len, int sm);
+/* Says once, at info level, that image ("a fatbin", "PTX text") with PTX for compute_<from>
+ * was lowered as lw: the same line whichever way the PTX came. */
+void lowered_log(const struct lowered *lw, const char *image, unsigned from_arch);
 void lowered_free(struct lowered *lw);
 
 /* Lowering a module's text without the cache or the log, for `bf16shim lower` and for

@@ -1,6 +1,7 @@
 /* A module's PTX lowered for the library (modlower.h): from the disk cache when it is
  * there, else lowered now and kept; the kernels it leaves out logged once each. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -73,4 +74,14 @@ struct lowered *lowered_for(const char *ptx, size_t len, int sm)
 	log_leftout(lw);
 	lowercache_write(lw);
 	return lw;
+}
+
+void lowered_log(const struct lowered *lw, const char *image, unsigned from_arch)
+{
+	char key[96];
+
+	snprintf(key, sizeof key, "lowered %s", lw->key);
+	shim_log_once(key, LOG_INFO, LOG_BY_NOBODY, "%s has no code for sm_%d but PTX for "
+		      "compute_%u: lowered it (%u instructions rewritten%s)", image, lw->sm,
+		      from_arch, lw->instructions, lw->nleftout ? ", some kernels left out" : "");
 }

@@ -2,9 +2,10 @@
  *
  * A module runs natively with SASS for the GPU, through the driver's JIT with PTX at or
  * below it (the driver's choice: fb_entry_runs), and through bf16shim when the library
- * lowers its PTX on its way into the driver: PTX text that its package hands the driver
- * (src/ptxload.c: below sm_80, text that mentions bf16), or a fatbin whose only code the GPU
- * could run is PTX for a newer GPU (src/fatload.c: fb_choose_lowering).  With --deep that
+ * lowers its PTX on its way into the driver, by the library's own decision (ptx_lower_for,
+ * ptx_text_lower_for): PTX text that its package hands the driver (src/load/loaders.c),
+ * or a fatbin whose only code the GPU could run is PTX for a newer GPU (src/load/fatload.c:
+ * fb_choose_lowering).  With --deep that
  * PTX is lowered here as the library would lower it, and a module with a kernel the pass
  * cannot lower is said not to run, naming the kernel.  A file cannot run when none of its
  * modules does; when only some have nothing for the GPU it runs partly, which is how
@@ -39,37 +40,30 @@ static int targets_kind(target_code t)
 	return t >> 24;
 }
 
-/* PTX text for a GPU below its .target: bf16shim lowers it when the text has bf16 in it;
- * with the text at hand (--deep) the lowering pass says whether everything lowers. */
-static enum module_verdict judge_text(const struct module_facts *m, int sm, char *note,
-				      size_t len)
+/* PTX lowered for sm as the library lowers it, with --deep: whether every kernel lowers.
+ * target names the PTX ("compute_80") in the note. */
+static enum module_verdict judge_lowered(const char *text, size_t len, int sm,
+					 const char *target, char *note, size_t notelen)
 {
-	struct ptx_lower_report rep;
-	char *out = NULL;
-	size_t out_len = 0;
-	int st;
+	struct lowered lw;
+	int st = lower_module_text(text, len, sm, &lw);
 
-	if (sm >= 80 || !m->mentions_bf16) {
-		snprintf(note, len, "PTX for sm_%u is newer than sm_%d%s", m->entries[0].arch, sm,
-			 sm >= 80 ? "" : " and has no bf16 for bf16shim to lower");
+	if (st) {
+		snprintf(note, notelen, "bf16shim cannot lower its PTX %s (%s)", target,
+			 st == LOWER_MODULE_EOUTSIDE ? "an instruction outside every function"
+						 : ptx_lower_status_name(st));
 		return MV_NONE;
 	}
-	if (!m->text)
-		return MV_SHIM;
-	st = ptx_lower(m->text, m->text_len, sm, &out, &out_len, &rep);
-	free(out);
-	if (st < 0) {
-		snprintf(note, len, "bf16shim cannot lower this PTX (%s)",
-			 ptx_lower_status_name(st));
-		return MV_NONE;
-	}
-	if (rep.n_issues) {
-		snprintf(note, len, "line %u: '%s' needs sm_%d and bf16shim cannot lower it (%s)",
-			 rep.issues[0].line, rep.issues[0].what, rep.issues[0].need_sm,
-			 rep.issues[0].why);
-		return MV_NONE;
-	}
-	return MV_SHIM;
+	if (lw.nleftout)
+		snprintf(note, notelen, "kernel %.80s: line %u of its PTX %s: '%s' needs sm_%d and "
+			 "bf16shim cannot lower it (%s)%s", lw.leftout[0].name, lw.leftout[0].line,
+			 target, lw.leftout[0].what, lw.leftout[0].need_sm, lw.leftout[0].why,
+			 lw.nleftout > 1 ? "; and more kernels" : "");
+	free(lw.ptx);
+	for (unsigned i = 0; i < lw.nleftout; i++)
+		free(lw.leftout[i].name);
+	free(lw.leftout);
+	return lw.nleftout ? MV_NONE : MV_SHIM;
 }
 
 /* A fatbin whose PTX for a newer GPU bf16shim lowers (entry e): with --deep, whether every
@@ -78,7 +72,7 @@ static enum module_verdict judge_lowering(const struct module_facts *m,
 					  const struct fb_entry *e, int sm, char *note, size_t len)
 {
 	char target[32], err[200] = "";
-	struct lowered lw;
+	enum module_verdict v;
 	size_t got = 0;
 	char *text;
 	int st;
@@ -89,37 +83,21 @@ static enum module_verdict judge_lowering(const struct module_facts *m,
 	text = malloc(e->bytes + 1);
 	st = text ? fb_entry_read(m->container, e, text, e->bytes, &got, err, sizeof err)
 		  : FB_ESPACE;
-	if (st == FB_OK)
-		st = lower_module_text(text, got, sm, &lw);
-	free(text);
-	if (st == FB_ENOCODEC || st == FB_ECORRUPT || st == FB_EINVAL || st == FB_ESPACE) {
+	if (st != FB_OK) {
 		snprintf(note, len, "its PTX %s cannot be read: %s", target, err);
+		free(text);
 		return MV_NONE;
 	}
-	if (st) {
-		snprintf(note, len, "bf16shim cannot lower its PTX %s (%s)", target,
-			 st == LOWER_MODULE_EOUTSIDE ? "an instruction outside every function"
-						 : ptx_lower_status_name(st));
-		return MV_NONE;
-	}
-	if (lw.nleftout)
-		snprintf(note, len, "kernel %.80s: line %u of its PTX %s: '%s' needs sm_%d and bf16shim "
-			 "cannot lower it (%s)%s", lw.leftout[0].name, lw.leftout[0].line, target,
-			 lw.leftout[0].what, lw.leftout[0].need_sm, lw.leftout[0].why,
-			 lw.nleftout > 1 ? "; and more kernels" : "");
-	free(lw.ptx);
-	for (unsigned i = 0; i < lw.nleftout; i++)
-		free(lw.leftout[i].name);
-	free(lw.leftout);
-	return lw.nleftout ? MV_NONE : MV_SHIM;
+	v = judge_lowered(text, got, sm, target, note, len);
+	free(text);
+	return v;
 }
 
 enum module_verdict judge_module(const struct module_facts *m, int sm, char *note,
 				 size_t notelen)
 {
 	struct fb_entry newer;
-
-	int ptx = 0, elsewhere = 1;
+	int ptx = 0, elsewhere = 1, lsm;
 
 	for (int i = 0; i < m->nentries; i++)
 		if (m->entries[i].kind == FB_KIND_SASS && fb_entry_runs(&m->entries[i], sm))
@@ -131,13 +109,19 @@ enum module_verdict judge_module(const struct module_facts *m, int sm, char *not
 		ptx |= e->kind == FB_KIND_PTX && fb_entry_runs(e, sm);
 		elsewhere &= !!(e->flags & (FB_FLAG_ARCH_SPECIFIC | FB_FLAG_FAMILY));
 	}
+	/* PTX text: the library's decision (above the GPU, or holding what its .target lacks). */
+	if (m->from_text && !elsewhere && (lsm = ptx_text_lower_for(m->text, m->text_len, sm))) {
+		char target[32];
+		snprintf(target, sizeof target, "compute_%u", m->entries[0].arch);
+		return m->deep ? judge_lowered(m->text, m->text_len, lsm, target, note, notelen)
+			       : MV_SHIM;
+	}
 	if (ptx)
 		return MV_JIT;
 	if (m->container &&
-	    fb_choose_lowering(m->container->base, m->container->size, sm, &newer) >= 0)
+	    fb_choose_lowering(m->container->base, m->container->size, sm, &newer) >= 0 &&
+	    ptx_lower_for((int)newer.arch, sm))
 		return judge_lowering(m, &newer, sm, note, notelen);
-	if (m->from_text && !elsewhere)
-		return judge_text(m, sm, note, notelen);
 	return elsewhere ? MV_ELSEWHERE : MV_NONE;
 }
 

@@ -90,8 +90,7 @@ struct module_facts {
 	const struct fb_entry *entries;
 	int nentries;
 	int from_text;                /* PTX text a package hands the driver itself */
-	int mentions_bf16;            /* from_text: the text has bf16 in it */
-	const char *text;             /* from_text, with --deep: the PTX to check */
+	const char *text;             /* from_text: the PTX */
 	size_t text_len;
 	const struct fb_container *container;  /* a fatbin's: its PTX, read with --deep */
 	int deep;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isa.h"
 #include "lower_internal.h"
 
 typedef struct obuf {
@@ -19,6 +20,7 @@ typedef struct work {
 	regtab regs;              /* the current function's registers */
 	lctx ctx;
 	unsigned serial;          /* blocks written: names their labels */
+	int version;              /* the highest PTX ISA version the output needs so far */
 	char lbase[16];           /* a label prefix the input does not use */
 	char prefix[16], lprefix[32];
 	char block[1 << 19];
@@ -118,6 +120,58 @@ static int target_sm(const char *s, size_t n, size_t *at, size_t *len)
 	return 0;
 }
 
+/* The ".version X.Y" directive: where its number starts and ends in s, and its value. */
+static int version_number(const char *s, size_t n, size_t *at, size_t *len)
+{
+	size_t i = 8;
+	int v = 0;
+
+	while (i < n && ptx_is_space(s[i]))
+		i++;
+	*at = i;
+	while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.')) {
+		if (s[i] != '.')
+			v = v * 10 + (s[i] - '0');
+		i++;
+	}
+	*len = i - *at;
+	return *len >= 3 && v < 1000 ? v : 0;
+}
+
+/* Declares the lowest .version that holds what the output uses, when it is below the
+ * original's: the statements it keeps and writes (W->version, from the ISA table), the
+ * output's .target, and PTX ISA 6.0 for code written against that version's memory
+ * consistency model or later.  So ptxas and drivers of the target's era (CUDA 12.x for
+ * Pascal and Volta) take it; nothing of it needs more. */
+static void lower_version(obuf *B, size_t at, size_t len, int from, const work *W,
+			  struct ptx_lower_report *R)
+{
+	int floor = ptx_isa_target_version(R->target_to ? R->target_to : W->ctx.target);
+	int want = W->version > floor ? W->version : floor;
+	char num[16];
+	int k;
+
+	if (!floor || !from || B->err)
+		return;
+	if (from >= 60 && want < 60)
+		want = 60;
+	R->version_from = from;
+	R->version_to = from;
+	if (want >= from)
+		return;
+	k = snprintf(num, sizeof num, "%d.%d", want / 10, want % 10);
+	if ((size_t)k != len) {
+		size_t tail = B->n - at - len;
+		put(B, "    ", (size_t)k > len ? (size_t)k - len : 0);   /* room, if it grows */
+		if (B->err)
+			return;
+		memmove(B->p + at + k, B->p + at + len, tail);
+		B->n = at + (size_t)k + tail;
+	}
+	memcpy(B->p + at, num, (size_t)k);
+	R->version_to = want;
+}
+
 /* Copies the .target directive, with its sm number lowered if it is above the target. */
 static void lower_target(obuf *B, const char *s, size_t n, int target,
 			 struct ptx_lower_report *R)
@@ -140,20 +194,66 @@ static void lower_target(obuf *B, const char *s, size_t n, int target,
 	R->changed = 1;
 }
 
+/* A statement that stays as it is, held against the target's column of the ISA table:
+ * 1 when the target takes it (its version counted), else an issue and 0. */
+static int target_takes(work *W, const char *s, size_t n, unsigned line, const char *what,
+			struct ptx_lower_report *R)
+{
+	struct ptx_isa_need need;
+
+	if (ptx_isa_takes(W->ctx.target, 1000, s, n, &need)) {
+		if (need.version > W->version)
+			W->version = need.version;
+		return 1;
+	}
+	add_issue(R, line, need.sm, what, "the target lacks it (PTX ISA, Target ISA notes) and "
+		  "the pass has no lowering for it");
+	return 0;
+}
+
+/* What a rewrite wrote, held against the target's column too: 0 when the target takes
+ * every statement of it (a block the target cannot take is the pass's own bug). */
+static int block_fits(work *W, size_t k, unsigned line, struct ptx_lower_report *R)
+{
+	struct ptx_isa_need need;
+	int version = W->version;
+	ptx_cursor S;
+	ptx_stmt st;
+
+	ptxl_statements_init(&S, W->block, k);
+	while (ptxl_next_statement(&S, &st)) {
+		if (st.kind != ST_INSN && st.kind != ST_DIRECTIVE)
+			continue;
+		if (!ptx_isa_takes(W->ctx.target, 1000, W->block + st.start, st.end - st.start,
+				   &need)) {
+			add_issue(R, line, W->m.need_sm, W->I.opcode, "its rewrite would need what "
+				  "the target lacks (a fault of the pass)");
+			return -1;
+		}
+		if (need.version > version)
+			version = need.version;
+	}
+	W->version = version;
+	return 0;
+}
+
 /* One instruction: the length of its replacement in W->block, 0 if it stays. */
-static size_t lower_insn(work *W, const char *s, size_t n, unsigned line, int target,
+static size_t lower_insn(work *W, const char *s, size_t n, unsigned line,
 			 struct ptx_lower_report *R)
 {
 	if (ptxl_insn_parse(&W->I, s, n)) {
 		if (find(s, n, "bf16"))
 			add_issue(R, line, 80, "(unparsed statement)",
 				  "statement too long or malformed");
+		else
+			target_takes(W, s, n, line, "(a long statement)", R);
 		return 0;
 	}
-	(void)target;
 	int r = ptxl_rule_match(&W->I, &W->ctx, &W->m);
-	if (r == MATCH_NONE)
+	if (r == MATCH_NONE) {
+		target_takes(W, s, n, line, W->I.opcode, R);
 		return 0;
+	}
 	if (r == MATCH_ISSUE) {
 		add_issue(R, line, W->m.need_sm, W->I.opcode, W->m.why);
 		return 0;
@@ -167,6 +267,8 @@ static size_t lower_insn(work *W, const char *s, size_t n, unsigned line, int ta
 		add_issue(R, line, W->m.need_sm, W->I.opcode, "operands not understood");
 		return 0;
 	}
+	if (block_fits(W, k, line, R))
+		return 0;
 	R->lowered++;
 	R->by_kind[W->m.kind]++;
 	R->changed = 1;
@@ -194,6 +296,8 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 	ptx_cursor S;
 	ptx_stmt st;
 	size_t done = 0;   /* input bytes already in the output */
+	size_t ver_at = 0, ver_len = 0;   /* the output's .version number */
+	int version = 0;
 	if (!in)
 		in = "";   /* len is 0 */
 	uint8_t *wmma = NULL;   /* per function: its wmma use the explicit layout */
@@ -203,6 +307,7 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 		return PTX_LOWER_ENOMEM;
 	}
 	W->serial = 0;
+	W->version = 0;
 	pick_label_base(in, len, W->lbase, sizeof(W->lbase));
 	ptxl_regs_reset(&W->regs);
 	W->ctx = (lctx){ target, &W->regs, 0 };
@@ -225,13 +330,24 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 			put(&B, in + done, st.start - done);
 			lower_target(&B, s, n, target, R);
 			done = st.end;
-		} else if (st.kind == ST_INSN && (k = lower_insn(W, s, n, st.line, target, R))) {
+		} else if (st.kind == ST_DIRECTIVE && n > 8 && !memcmp(s, ".version", 8) &&
+			   ptx_is_space(s[8]) && !version) {
+			size_t at, vlen;
+			if ((version = version_number(s, n, &at, &vlen))) {
+				ver_at = B.n + (st.start - done) + at;
+				ver_len = vlen;
+			}
+		} else if (st.kind == ST_DIRECTIVE) {
+			target_takes(W, s, n, st.line, "(a directive)", R);
+		} else if (st.kind == ST_INSN && (k = lower_insn(W, s, n, st.line, R))) {
 			put(&B, in + done, st.start - done);
 			put(&B, W->block, k);
 			done = st.end;
 		}
 	}
 	put(&B, in + done, len - done);
+	if (R->changed)
+		lower_version(&B, ver_at, ver_len, version, W, R);
 	if (!B.err)
 		put(&B, "", 0);
 	free(wmma);

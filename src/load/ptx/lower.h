@@ -83,6 +83,7 @@ struct ptx_lower_report {
 	unsigned n_issues;                     /* instructions left that need > target */
 	struct ptx_lower_issue issues[PTX_LOWER_MAX_ISSUES];
 	int target_from, target_to;            /* sm numbers of the first .target; 0 if none */
+	int version_from, version_to;          /* the .version, 10*major+minor; 0 if none */
 	int changed;                           /* output differs from input */
 };
 
@@ -91,6 +92,17 @@ struct ptx_lower_report {
  * caller frees; rep (may be NULL) says what happened.  On error *out is NULL. */
 int ptx_lower(const char *in, size_t len, int target_sm, char **out, size_t *out_len,
 	      struct ptx_lower_report *rep);
+
+/* The one decision (decide.c), asked by every way PTX reaches a GPU: the architecture PTX
+ * for ptx_target (a fatbin entry's) is lowered for on a GPU of device_sm, 0 when the
+ * driver compiles it as it is.  For text, the same from its .target, and also when it holds
+ * instructions its own .target lacks (then lowered for that .target). */
+int ptx_lower_for(int ptx_target, int device_sm);
+int ptx_text_lower_for(const char *text, size_t len, int device_sm);
+/* A text's ".target sm_XY" (XY; *suffix 'a', 'f' or 0) and ".version X.Y" (10X+Y); 0 when
+ * it has none. */
+int ptx_text_target(const char *text, size_t len, int *suffix);
+int ptx_text_version(const char *text, size_t len);
 
 const char *ptx_lower_kind_name(int kind);
 const char *ptx_lower_status_name(int status);

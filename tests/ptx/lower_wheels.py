@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Every module the lowering calls lowered must assemble for its target (issue 30).
+
+Lowers, with bf16shim-lower, the PTX of every module of every file with GPU code under the
+given folders (the client environments' site-packages: torch, triton and the nvidia-*
+libraries) and of the given files (the project's own nvcc builds), for each target, as the
+library would when the module is loaded there; then hands each lowered module to a real
+ptxas: CUDA 13's for sm_75, CUDA 12's (Triton's) for sm_70 and sm_61.  Each one is parsed
+for its target (`--gpu-name compute_XX`: ptxas's every check of the PTX against the target,
+without code generation), and those where the pass rewrote instructions are also assembled
+(`--gpu-name sm_XX -O0`).  Verdicts are kept in a cache folder, keyed by the lowered text and
+the ptxas, so a run assembles only what changed.  Prints, per target, the modules lowered,
+the kernels left out by the instruction that keeps them out, and every module ptxas refused;
+exits 1 if there is one.
+
+usage: lower_wheels.py --lower EXE --scan EXE --ptxas SM=PTXAS... [--cache DIR] [--jobs N]
+                       [--target SM...] PATH...
+"""
+import argparse
+import collections
+import concurrent.futures
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+LOWERED = re.compile(r"^(.*): module (\d+): PTX (\S+) lowered for sm_(\d+): (\d+) instructions "
+                     r"rewritten, (\d+) kernels left out$")
+TEXT_LOWERED = re.compile(r"^(.*): PTX sm_(\d+) lowered for sm_(\d+): (\d+) instructions "
+                          r"rewritten, (\d+) kernels left out$")
+WRITTEN = re.compile(r"^(.*): module (\d+): written to (.*)$")
+LEFT_OUT = re.compile(r"cannot be lowered: line \d+: '([^']*)' needs sm_(\d+)")
+
+
+def files_with_ptx(scan, roots):
+    """The files under roots that hold PTX, by bf16shim scan's reading of them."""
+    out = subprocess.run([scan, "--arch", "sm_75", "--json", "--all"] + roots,
+                         capture_output=True, text=True)
+    report = json.loads(out.stdout)
+    return sorted(f["path"] for f in report["files"]
+                  if any(t.startswith("compute_") for t in f.get("targets", [])))
+
+
+def ptxas_id(ptxas):
+    version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout
+    return hashlib.sha256((os.path.realpath(ptxas) + version).encode()).hexdigest()[:16]
+
+
+class Cache:
+    """Verdicts of ptxas by (lowered text, ptxas, mode), one small file each."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+
+    def path(self, key):
+        return os.path.join(self.folder, key[:2], key) if self.folder else None
+
+    def get(self, key):
+        p = self.path(key)
+        if p and os.path.exists(p):
+            with open(p) as f:
+                return f.read()
+        return None
+
+    def put(self, key, verdict):
+        p = self.path(key)
+        if not p:
+            return
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        tmp = "%s.%d" % (p, os.getpid())
+        with open(tmp, "w") as f:
+            f.write(verdict)
+        os.replace(tmp, p)
+
+
+def assemble(ptxas, pid, sm, path, full, cache):
+    """'ok', or ptxas's first error line."""
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    key = "%s-%s-%d-%s" % (digest, pid, sm, "sass" if full else "parse")
+    hit = cache.get(key)
+    if hit is not None:
+        return hit, True
+    arch = ("sm_%d" % sm) if full else ("compute_%d" % sm)
+    with tempfile.TemporaryDirectory() as t:
+        cmd = [ptxas, "--gpu-name", arch, path, "-o", os.path.join(t, "out")]
+        if full:
+            cmd.insert(1, "-O0")
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode == 0:
+        verdict = "ok"
+    else:
+        lines = [l for l in r.stderr.splitlines() if "error" in l or "fatal" in l]
+        verdict = (lines[0] if lines else r.stderr.strip()[:300]) or "status %d" % r.returncode
+    cache.put(key, verdict)
+    return verdict, False
+
+
+def lower(lower_exe, path, sm, folder):
+    """Runs bf16shim-lower on one file for sm: [(module label, ptx path, rewritten)], and
+    the instructions of the kernels it left out."""
+    os.makedirs(folder, exist_ok=True)
+    if path.endswith(".ptx"):
+        out = os.path.join(folder, os.path.basename(path) + ".sm_%d.ptx" % sm)
+        r = subprocess.run([lower_exe, path, "--leave-out", "--target", "sm_%d" % sm, "-o", out],
+                           capture_output=True, text=True)
+        mods, left = [], []
+        for line in r.stdout.splitlines():
+            m = TEXT_LOWERED.match(line)
+            if m and os.path.exists(out):
+                mods.append((path, out, int(m.group(4))))
+            m = LEFT_OUT.search(line)
+            if m:
+                left.append(m.group(1))
+        return mods, left, r.returncode == 2 and r.stderr.strip()
+    r = subprocess.run([lower_exe, path, "--target", "sm_%d" % sm, "-o", folder],
+                       capture_output=True, text=True)
+    rewritten, mods, left = {}, [], []
+    for line in r.stdout.splitlines():
+        m = LOWERED.match(line)
+        if m:
+            rewritten[m.group(2)] = int(m.group(5))
+            continue
+        m = WRITTEN.match(line)
+        if m:
+            mods.append(("%s module %s" % (path, m.group(2)), m.group(3),
+                         rewritten.get(m.group(2), 0)))
+            continue
+        m = LEFT_OUT.search(line)
+        if m:
+            left.append(m.group(1))
+    return mods, left, r.returncode == 2 and r.stderr.strip()
+
+
+def opcode(what):
+    """The instruction's family for the tally: its opcode up to the types."""
+    words = what.split(".")
+    keep = [w for w in words if w not in ("sync", "aligned", "row", "col")]
+    return ".".join(keep[:4])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lower", required=True)
+    ap.add_argument("--scan", required=True)
+    ap.add_argument("--ptxas", action="append", default=[], help="SM=PTXAS")
+    ap.add_argument("--cache", default="")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--target", action="append", type=int, default=[])
+    ap.add_argument("paths", nargs="+")
+    a = ap.parse_args()
+    ptxas = {}
+    for spec in a.ptxas:
+        sm, exe = spec.split("=", 1)
+        if os.access(exe, os.X_OK):
+            ptxas[int(sm)] = exe
+    targets = a.target or [75, 70, 61]
+    missing = [sm for sm in targets if sm not in ptxas]
+    if missing:
+        print("SKIP: no ptxas for sm_%s" % ", sm_".join(map(str, missing)))
+        return 77
+    roots = [p for p in a.paths if os.path.isdir(p)]
+    files = [p for p in a.paths if os.path.isfile(p)]
+    if roots:
+        files += files_with_ptx(a.scan, roots)
+    if not files:
+        print("SKIP: no GPU code under %s" % " ".join(a.paths))
+        return 77
+    cache = Cache(a.cache)
+    ids = {sm: ptxas_id(ptxas[sm]) for sm in targets}
+    t0 = time.time()
+    failures = []
+    work = tempfile.mkdtemp(prefix="lower_wheels.")
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs))
+    try:
+        for sm in targets:
+            left = collections.Counter()
+            counts = collections.Counter()
+            for i, path in enumerate(files):
+                folder = os.path.join(work, "%d.%d" % (sm, i))
+                mods, lo, err = lower(a.lower, path, sm, folder)
+                if err:
+                    failures.append("sm_%d: %s: bf16shim-lower: %s" % (sm, path, err))
+                left.update(opcode(w) for w in lo)
+                counts["kernels left out"] += len(lo)
+                jobs = []
+                for label, ptx, rewritten in mods:
+                    counts["modules lowered"] += 1
+                    jobs.append((label, "parse", pool.submit(assemble, ptxas[sm], ids[sm], sm,
+                                                             ptx, False, cache)))
+                    if rewritten:
+                        counts["modules with rewrites"] += 1
+                        jobs.append((label, "assemble", pool.submit(
+                            assemble, ptxas[sm], ids[sm], sm, ptx, True, cache)))
+                for label, mode, fut in jobs:
+                    verdict, cached = fut.result()
+                    counts["ptxas runs cached" if cached else "ptxas runs"] += 1
+                    if verdict != "ok":
+                        failures.append("sm_%d: %s (%s): %s" % (sm, label, mode, verdict))
+                shutil.rmtree(folder, ignore_errors=True)
+            print("sm_%d (%s): %s" % (sm, ptxas[sm], ", ".join(
+                "%s %d" % (k, v) for k, v in sorted(counts.items()))))
+            for what, n in left.most_common(12):
+                print("  %5d kernels left out for %s" % (n, what))
+    finally:
+        pool.shutdown()
+        shutil.rmtree(work, ignore_errors=True)
+    print("%d files, %.0f s" % (len(files), time.time() - t0))
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
