@@ -1,7 +1,7 @@
 /* Lowering a whole module: the pass (src/ptx), then, when some instructions stay, the
  * functions that hold them and every function that needs one of those leave the text, and
- * the pass runs again on what is left (it keeps the first PTX_LOWER_MAX_ISSUES issues only,
- * and leaving functions out moves lines), until nothing needs a newer GPU.  Pure: no log, no
+ * the pass runs again on what is left (it lists the first issue of PTX_LOWER_MAX_ISSUES
+ * functions only, and leaving functions out moves lines), until nothing needs a newer GPU.  Pure: no log, no
  * cache, no CUDA; shared by the library and `bf16shim lower`. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +63,7 @@ static int leave_out(char **text, size_t *len, const struct ptx_lower_report *re
 	if (ptxfuncs_parse(*text, *len, &fs) || !(gone = calloc(fs.n + 1, 1)) ||
 	    !(held = calloc(fs.n + 1, 1)) || !(first = calloc(fs.n + 1, sizeof *first)))
 		goto out;
-	for (unsigned i = 0; i < rep->n_issues && i < PTX_LOWER_MAX_ISSUES; i++) {
+	for (unsigned i = 0; i < rep->n_listed; i++) {
 		long at = ptxfuncs_at_line(&fs, rep->issues[i].line);
 		if (at < 0) {
 			st = LOWER_MODULE_EOUTSIDE;
@@ -109,7 +109,7 @@ int lower_module_text(const char *ptx, size_t len, int sm, struct lowered *out)
 		goto fail;
 	len = strlen(text);
 	for (;;) {
-		st = ptx_lower(text, len, sm, &low, &low_len, rep);
+		st = ptx_lower_by_function(text, len, sm, &low, &low_len, rep);
 		if (st < 0)
 			goto fail;
 		if (!rep->n_issues)

@@ -21,6 +21,9 @@ typedef struct work {
 	lctx ctx;
 	unsigned serial;          /* blocks written: names their labels */
 	int version;              /* the highest PTX ISA version the output needs so far */
+	int func, listed_func;    /* the function the pass is in (-1 outside), and of the last
+				     issue */
+	int by_function;          /* list one issue per function */
 	char lbase[16];           /* a label prefix the input does not use */
 	char prefix[16], lprefix[32];
 	char block[1 << 19];
@@ -74,15 +77,21 @@ static void pick_prefix(const pinst *I, char *prefix, size_t cap)
 	}
 }
 
-static void add_issue(struct ptx_lower_report *R, unsigned line, int sm, const char *what,
-		      const char *why)
+static void add_issue(work *W, struct ptx_lower_report *R, unsigned line, int sm,
+		      const char *what, const char *why)
 {
-	if (R->n_issues < PTX_LOWER_MAX_ISSUES) {
+	/* By function: the first issue of each function is enough to leave it out, and the
+	 * list then reaches further (a kernel may hold thousands of one instruction). */
+	int listed = W->by_function && W->func >= 0 && W->func == W->listed_func;
+
+	W->listed_func = W->func;
+	if (R->n_issues < PTX_LOWER_MAX_ISSUES && !listed) {
 		struct ptx_lower_issue *is = &R->issues[R->n_issues];
 		is->line = line;
 		is->need_sm = sm;
 		snprintf(is->what, sizeof(is->what), "%s", what);
 		is->why = why;
+		R->n_listed++;
 	}
 	R->n_issues++;
 }
@@ -206,7 +215,7 @@ static int target_takes(work *W, const char *s, size_t n, unsigned line, const c
 			W->version = need.version;
 		return 1;
 	}
-	add_issue(R, line, need.sm, what, "the target lacks it (PTX ISA, Target ISA notes) and "
+	add_issue(W, R, line, need.sm, what, "the target lacks it (PTX ISA, Target ISA notes) and "
 		  "the pass has no lowering for it");
 	return 0;
 }
@@ -226,7 +235,7 @@ static int block_fits(work *W, size_t k, unsigned line, struct ptx_lower_report 
 			continue;
 		if (!ptx_isa_takes(W->ctx.target, 1000, W->block + st.start, st.end - st.start,
 				   &need)) {
-			add_issue(R, line, W->m.need_sm, W->I.opcode, "its rewrite would need what "
+			add_issue(W, R, line, W->m.need_sm, W->I.opcode, "its rewrite would need what "
 				  "the target lacks (a fault of the pass)");
 			return -1;
 		}
@@ -243,7 +252,7 @@ static size_t lower_insn(work *W, const char *s, size_t n, unsigned line,
 {
 	if (ptxl_insn_parse(&W->I, s, n)) {
 		if (find(s, n, "bf16"))
-			add_issue(R, line, 80, "(unparsed statement)",
+			add_issue(W, R, line, 80, "(unparsed statement)",
 				  "statement too long or malformed");
 		else
 			target_takes(W, s, n, line, "(a long statement)", R);
@@ -255,7 +264,7 @@ static size_t lower_insn(work *W, const char *s, size_t n, unsigned line,
 		return 0;
 	}
 	if (r == MATCH_ISSUE) {
-		add_issue(R, line, W->m.need_sm, W->I.opcode, W->m.why);
+		add_issue(W, R, line, W->m.need_sm, W->I.opcode, W->m.why);
 		return 0;
 	}
 	ptxl_ir_init(&W->S);
@@ -264,7 +273,7 @@ static size_t lower_insn(work *W, const char *s, size_t n, unsigned line,
 	size_t k;
 	if (W->m.build(&W->S, &W->I, &W->m.mods) || W->S.overflow ||
 	    !(k = ptxl_ir_print(&W->S, &W->I, W->prefix, W->lprefix, W->block, sizeof(W->block)))) {
-		add_issue(R, line, W->m.need_sm, W->I.opcode, "operands not understood");
+		add_issue(W, R, line, W->m.need_sm, W->I.opcode, "operands not understood");
 		return 0;
 	}
 	if (block_fits(W, k, line, R))
@@ -275,8 +284,8 @@ static size_t lower_insn(work *W, const char *s, size_t n, unsigned line,
 	return k;
 }
 
-int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_len,
-	      struct ptx_lower_report *rep)
+static int lower_text(const char *in, size_t len, int target, char **out, size_t *out_len,
+		      struct ptx_lower_report *rep, int by_function)
 {
 	struct ptx_lower_report local;
 	struct ptx_lower_report *R = rep ? rep : &local;
@@ -308,6 +317,8 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 	}
 	W->serial = 0;
 	W->version = 0;
+	W->func = W->listed_func = -1;
+	W->by_function = by_function;
 	pick_label_base(in, len, W->lbase, sizeof(W->lbase));
 	ptxl_regs_reset(&W->regs);
 	W->ctx = (lctx){ target, &W->regs, 0 };
@@ -316,11 +327,12 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 		const char *s = in + st.start;
 		size_t n = st.end - st.start, k;
 		if (st.kind == ST_OPEN && depth++ == 0) {
-			func++;
+			W->func = ++func;
 			W->ctx.wmma_explicit = func < nfunc && wmma[func];
 		} else if (st.kind == ST_CLOSE && depth > 0 && --depth == 0) {
 			ptxl_regs_reset(&W->regs);
 			W->ctx.wmma_explicit = 0;
+			W->func = -1;
 		} else if (st.kind == ST_DIRECTIVE && n > 4 && !memcmp(s, ".reg", 4) &&
 			   (s[4] == ' ' || s[4] == '\t' || s[4] == '.')) {
 			ptxl_regs_declare(&W->regs, s, n);
@@ -360,6 +372,18 @@ int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_le
 	*out = B.p;
 	*out_len = B.n;
 	return R->n_issues ? PTX_LOWER_PARTIAL : PTX_LOWER_OK;
+}
+
+int ptx_lower(const char *in, size_t len, int target, char **out, size_t *out_len,
+	      struct ptx_lower_report *rep)
+{
+	return lower_text(in, len, target, out, out_len, rep, 0);
+}
+
+int ptx_lower_by_function(const char *in, size_t len, int target, char **out,
+			  size_t *out_len, struct ptx_lower_report *rep)
+{
+	return lower_text(in, len, target, out, out_len, rep, 1);
 }
 
 const char *ptx_lower_kind_name(int kind)

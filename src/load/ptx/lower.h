@@ -81,6 +81,7 @@ struct ptx_lower_report {
 	unsigned lowered;                      /* instructions rewritten */
 	unsigned by_kind[PTX_LK_COUNT];
 	unsigned n_issues;                     /* instructions left that need > target */
+	unsigned n_listed;                     /* of them in issues[] */
 	struct ptx_lower_issue issues[PTX_LOWER_MAX_ISSUES];
 	int target_from, target_to;            /* sm numbers of the first .target; 0 if none */
 	int version_from, version_to;          /* the .version, 10*major+minor; 0 if none */
@@ -103,6 +104,11 @@ int ptx_text_lower_for(const char *text, size_t len, int device_sm);
  * it has none. */
 int ptx_text_target(const char *text, size_t len, int *suffix);
 int ptx_text_version(const char *text, size_t len);
+
+/* The same, listing only the first issue of each function (n_issues still counts them
+ * all): what leaving functions out of a module needs (lower_module.c). */
+int ptx_lower_by_function(const char *in, size_t len, int target_sm, char **out,
+			  size_t *out_len, struct ptx_lower_report *rep);
 
 const char *ptx_lower_kind_name(int kind);
 const char *ptx_lower_status_name(int status);
