@@ -67,6 +67,7 @@ enum ptx_lower_kind {
 	PTX_LK_ATOM,              /* atom/red .bf16{x2}, atom.cas.b16 */
 	PTX_LK_HINT,              /* .L2:: and .L1:: qualifiers, createpolicy, applypriority, discard */
 	PTX_LK_CVT_SM80,          /* cvt.f16x2.f32, cvt.rna.tf32.f32 */
+	PTX_LK_SREG,              /* the cluster special registers, %aggr_smem_size */
 	PTX_LK_COUNT
 };
 

@@ -281,6 +281,8 @@ int ptxl_need_atom(const pinst *I, const lctx *ctx);
 int ptxl_build_atom(iseq *S, const pinst *I, const pmods *M);
 int ptxl_need_hint(const pinst *I, const lctx *ctx);
 int ptxl_build_hint(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_sreg(const pinst *I, const lctx *ctx);     /* emit_sreg.c */
+int ptxl_build_sreg(iseq *S, const pinst *I, const pmods *M);
 /* Per function of the text (in order): 1 if its wmma must use this pass's layout (it has
  * .bf16 wmma and target is below sm_80); returns the number of functions, -1 on ENOMEM. */
 int ptxl_need_wmma(const pinst *I, const lctx *ctx);

@@ -75,6 +75,8 @@ static const sm80_rule rules[] = {
 	{ "applypriority", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
 	{ "discard", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
 	{ "nanosleep", PTX_LK_HINT, 70, ptxl_need_hint, ptxl_build_hint },
+	{ "mov", PTX_LK_SREG, 0, ptxl_need_sreg, ptxl_build_sreg },
+	{ "cvt", PTX_LK_SREG, 0, ptxl_need_sreg, ptxl_build_sreg },
 };
 
 int ptxl_words_prefix(const pinst *I, const char *spec);
