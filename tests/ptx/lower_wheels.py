@@ -5,16 +5,18 @@ Lowers, with bf16shim-lower, the PTX of every module of every file with GPU code
 given folders (the client environments' site-packages: torch, triton and the nvidia-*
 libraries) and of the given files (the project's own nvcc builds), for each target, as the
 library would when the module is loaded there; then hands each lowered module to a real
-ptxas: CUDA 13's for sm_75, CUDA 12's (Triton's) for sm_70 and sm_61.  Each one is parsed
-for its target (`--gpu-name compute_XX`: ptxas's every check of the PTX against the target,
-without code generation), and those where the pass rewrote instructions are also assembled
-(`--gpu-name sm_XX -O0`).  Verdicts are kept in a cache folder, keyed by the lowered text and
-the ptxas, so a run assembles only what changed.  Prints, per target, the modules lowered,
+ptxas: CUDA 13's for sm_75, CUDA 12's (Triton's) for sm_70 and sm_61.  Each one goes
+through ptxas for its target's virtual architecture (`--gpu-name compute_XX`: every check of
+the PTX against the target, its ISA version and the instructions it takes, without the code
+generation that would take an hour for the gigabyte of PTX the client environments lower to);
+with --assemble, the modules where the pass rewrote instructions are also assembled into
+SASS (`--gpu-name sm_XX -O0`).  Verdicts are kept in a cache folder, keyed by the lowered
+text and the ptxas, so a run hands ptxas only what changed.  Prints, per target, the modules lowered,
 the kernels left out by the instruction that keeps them out, and every module ptxas refused;
 exits 1 if there is one.
 
 usage: lower_wheels.py --lower EXE --scan EXE --ptxas SM=PTXAS... [--cache DIR] [--jobs N]
-                       [--target SM...] PATH...
+                       [--target SM...] [--assemble] PATH...
 """
 import argparse
 import collections
@@ -154,6 +156,7 @@ def main():
     ap.add_argument("--cache", default="")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--target", action="append", type=int, default=[])
+    ap.add_argument("--assemble", action="store_true")
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args()
     ptxas = {}
@@ -195,7 +198,7 @@ def main():
                     counts["modules lowered"] += 1
                     jobs.append((label, "parse", pool.submit(assemble, ptxas[sm], ids[sm], sm,
                                                              ptx, False, cache)))
-                    if rewritten:
+                    if rewritten and a.assemble:
                         counts["modules with rewrites"] += 1
                         jobs.append((label, "assemble", pool.submit(
                             assemble, ptxas[sm], ids[sm], sm, ptx, True, cache)))

@@ -31,5 +31,8 @@ int test_sm80_atom(int argc, char **argv);
 int test_sm80_wmma(int argc, char **argv);
 int test_sm80_hint(int argc, char **argv);
 int test_sm80_cvt(int argc, char **argv);
+int test_sm80_float(int argc, char **argv);
+int test_sm80_tanh(int argc, char **argv);
+int test_sm80_misc(int argc, char **argv);
 
 #endif

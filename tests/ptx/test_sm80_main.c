@@ -86,6 +86,9 @@ static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "atom", test_sm80_atom },
 	{ "hint", test_sm80_hint },
 	{ "cvt", test_sm80_cvt },
+	{ "float", test_sm80_float },
+	{ "tanh", test_sm80_tanh },
+	{ "misc", test_sm80_misc },
 };
 
 /* Per family: the thread-instructions per launch of the originals (sm_80; sm_90 for the

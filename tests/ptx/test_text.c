@@ -167,9 +167,10 @@ int test_text_issues(int argc, char **argv)
 	CHECK(strstr(out, "\twgmma.fence.sync.aligned;\n") &&
 	      strstr(out, "\tfma.rn.oob.bf16 %rs1, %rs2, %rs3, %rs4;\n"), "kept instructions missing");
 	free(out);
-	/* tanh.approx.f32 needs sm_75: below it tanh.approx.bf16 is an issue too. */
+	/* Below sm_75 tanh.approx.bf16 has no tanh.approx.f32 to go through, and goes through
+	 * an f32 tanh of its own (emit_float.c): the same three lowered. */
 	st = lower(in, sizeof(in) - 1, 70, &out, &olen, &rep);
-	CHECK(st == PTX_LOWER_PARTIAL && rep.lowered == 2 && rep.n_issues == 5, "sm_70: %u lowered, %u issues",
+	CHECK(st == PTX_LOWER_PARTIAL && rep.lowered == 3 && rep.n_issues == 4, "sm_70: %u lowered, %u issues",
 	      rep.lowered, rep.n_issues);
 	free(out);
 	return 0;

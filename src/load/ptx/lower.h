@@ -68,6 +68,8 @@ enum ptx_lower_kind {
 	PTX_LK_HINT,              /* .L2:: and .L1:: qualifiers, createpolicy, applypriority, discard */
 	PTX_LK_CVT_SM80,          /* cvt.f16x2.f32, cvt.rna.tf32.f32 */
 	PTX_LK_SREG,              /* the cluster special registers, %aggr_smem_size */
+	PTX_LK_FLOAT,             /* min/max .NaN/.f16, tanh/ex2 .approx, griddepcontrol,
+				     fence.proxy */
 	PTX_LK_COUNT
 };
 

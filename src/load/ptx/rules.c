@@ -170,10 +170,6 @@ static int match_arith(const char *base, const pmods *M, int target, pmatch *m)
 		if (r)
 			return 0;
 		m->kind = PTX_LK_APPROX, m->build = ptxl_build_approx;
-		if (tanh_ && target < 75) {
-			m->build = NULL;   /* tanh.approx.f32 itself needs sm_75 */
-			m->why = "its f32 replacement tanh.approx.f32 needs sm_75";
-		}
 		return 90;
 	}
 	return 0;

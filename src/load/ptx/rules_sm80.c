@@ -75,6 +75,12 @@ static const sm80_rule rules[] = {
 	{ "applypriority", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
 	{ "discard", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
 	{ "nanosleep", PTX_LK_HINT, 70, ptxl_need_hint, ptxl_build_hint },
+	{ "min", PTX_LK_FLOAT, 0, ptxl_need_minmax, ptxl_build_minmax },
+	{ "max", PTX_LK_FLOAT, 0, ptxl_need_minmax, ptxl_build_minmax },
+	{ "tanh", PTX_LK_FLOAT, 0, ptxl_need_approx, ptxl_build_approx_f },
+	{ "ex2", PTX_LK_FLOAT, 0, ptxl_need_approx, ptxl_build_approx_f },
+	{ "griddepcontrol", PTX_LK_FLOAT, 0, ptxl_need_griddep, ptxl_build_nothing },
+	{ "fence", PTX_LK_FLOAT, 0, ptxl_need_fence_proxy, ptxl_build_fence_proxy },
 	{ "mov", PTX_LK_SREG, 0, ptxl_need_sreg, ptxl_build_sreg },
 	{ "cvt", PTX_LK_SREG, 0, ptxl_need_sreg, ptxl_build_sreg },
 };

@@ -139,6 +139,9 @@ static const arch_row rows[] = {
 	{ OPS(OP_atom), 0, 0, T_b16, W_cas, 0, 70, 63, 0, "atom.cas.b16", "PTX ISA 9.7.13.5", 0 },
 	/* miscellaneous */
 	{ OPS(OP_fence), 0, 0, 0, 0, 0, 70, 60, 0, "fence instruction", "PTX ISA 9.7.13.4", 0 },
+	{ OPS(OP_fence), 0, 0, 0, W_alias, 0, 70, 75, K_MODIFIER, ".alias", "PTX ISA 9.7.13.4", 0 },
+	{ OPS(OP_fence), 0, 0, 0, W_proxy, 0, 70, 75, 0, "fence.proxy", "PTX ISA 9.7.13.4", 0 },
+	{ OPS(OP_fence), 0, 0, 0, W_async, 0, 90, 80, K_MODIFIER, ".async", "PTX ISA 9.7.13.4", 0 },
 	{ OPS(OP_nanosleep), 0, 0, 0, 0, 0, 70, 63, K_INSTRUCTION, "nanosleep",
 	  "PTX ISA 9.7.19.4", 0 },
 	{ OPS(OP_griddepcontrol), 0, 0, 0, W_wait, 0, 90, 78, K_MODIFIER, ".wait",

@@ -1,0 +1,265 @@
+/* test_sm80_float.c: the floating-point lowerings without bf16 (emit_float.c) and the
+ * sm_90 special registers (emit_sreg.c).  The originals run on simulated sm_90 (which takes
+ * every form: .xorsign.abs needs sm_86), the lowered texts on sm_75, sm_70 and sm_61.
+ *
+ * minmax: min/max .NaN and .xorsign.abs on f32, every f16 and f16x2 form with .ftz, on
+ *   pairs of special values (NaN with payloads, infinities, signed zeros, subnormals of
+ *   both types, the largest and smallest normals) and random bits: bit-identical.
+ * tanh: tanh.approx.f32 (lowered below sm_75), .f16 and .f16x2 and ex2.approx.f16 (below
+ *   sm_75) over the whole f32 range and every f16: within the ISA's bound of the exact
+ *   value (relative 2^-11 for tanh.approx.f32), and for f32 within 2^-16 of it; signs, NaN
+ *   and infinities as tanh has them.
+ * misc: griddepcontrol.wait/.launch_dependents, fence.proxy.async, and the cluster
+ *   registers and %aggr_smem_size through mov and cvt: the same words as on sm_90. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm80_tests.h"
+
+#define N 2048
+
+static const char *const f32_forms[] = { "min.NaN.f32", "max.NaN.f32", "min.ftz.NaN.f32",
+					 "min.xorsign.abs.f32", "max.NaN.xorsign.abs.f32" };
+static const char *const f16_forms[] = { "min.f16", "max.f16", "min.NaN.f16", "max.ftz.f16",
+					 "min.ftz.NaN.f16", "max.xorsign.abs.f16",
+					 "min.NaN.xorsign.abs.f16" };
+static const char *const f16x2_forms[] = { "min.f16x2", "max.f16x2", "max.NaN.f16x2",
+					   "min.ftz.f16x2", "max.ftz.NaN.xorsign.abs.f16x2" };
+#define NF32 (int)(sizeof f32_forms / sizeof f32_forms[0])
+#define NF16 (int)(sizeof f16_forms / sizeof f16_forms[0])
+#define NF16X2 (int)(sizeof f16x2_forms / sizeof f16x2_forms[0])
+#define WORDS (NF32 + NF16 + NF16X2)
+
+/* Each thread: a and b (u32 each: the f32, or an f16 pair) -> one word per form. */
+static char *minmax_kernel(void)
+{
+	size_t cap = 16384;
+	char *t = malloc(cap);
+	int n = snprintf(t, cap,
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pout)\n{\n"
+		"\t.reg .b32 %%r<20>;\n\t.reg .b16 %%h<8>;\n\t.reg .f32 %%f<8>;\n\t.reg .b64 %%rd<12>;\n"
+		"\tmov.u32 %%r1, %%tid.x;\n\tmov.u32 %%r2, %%ctaid.x;\n\tmad.lo.u32 %%r3, %%r2, 128, %%r1;\n"
+		"\tld.param.u64 %%rd1, [pa];\n\tld.param.u64 %%rd2, [pb];\n\tld.param.u64 %%rd3, [pout];\n"
+		"\tmul.wide.u32 %%rd4, %%r3, 4;\n\tadd.u64 %%rd5, %%rd1, %%rd4;\n\tadd.u64 %%rd6, %%rd2, %%rd4;\n"
+		"\tld.global.u32 %%r4, [%%rd5];\n\tld.global.u32 %%r5, [%%rd6];\n"
+		"\tmov.b32 %%f1, %%r4;\n\tmov.b32 %%f2, %%r5;\n\tmov.b32 {%%h1, %%h2}, %%r4;\n"
+		"\tmov.b32 {%%h3, %%h4}, %%r5;\n"
+		"\tmul.wide.u32 %%rd7, %%r3, %d;\n\tadd.u64 %%rd7, %%rd3, %%rd7;\n", WORDS * 4);
+	int w = 0;
+	for (int i = 0; i < NF32; i++, w++)
+		n += snprintf(t + n, cap - n, "\t%s %%f3, %%f1, %%f2;\n\tst.global.f32 [%%rd7+%d], %%f3;\n",
+			      f32_forms[i], 4 * w);
+	for (int i = 0; i < NF16; i++, w++)
+		n += snprintf(t + n, cap - n, "\t%s %%h5, %%h1, %%h3;\n\tcvt.u32.u16 %%r6, %%h5;\n"
+			      "\tst.global.u32 [%%rd7+%d], %%r6;\n", f16_forms[i], 4 * w);
+	for (int i = 0; i < NF16X2; i++, w++)
+		n += snprintf(t + n, cap - n, "\t%s %%r7, %%r4, %%r5;\n\tst.global.u32 [%%rd7+%d], %%r7;\n",
+			      f16x2_forms[i], 4 * w);
+	snprintf(t + n, cap - n, "\tret;\n}\n");
+	return t;
+}
+
+/* Special values of f32 and f16, and random bits, in pairs of every kind. */
+static void minmax_inputs(uint32_t *a, uint32_t *b)
+{
+	static const uint32_t f32s[] = { 0x7fc00000, 0xffc00001, 0x7f800001, 0x7f800000, 0xff800000,
+					 0, 0x80000000, 1, 0x80000001, 0x007fffff, 0x00800000,
+					 0x3f800000, 0xbf800000, 0x7f7fffff, 0xff7fffff };
+	static const uint16_t f16s[] = { 0x7e00, 0xfc01, 0x7c00, 0xfc00, 0, 0x8000, 1, 0x8001,
+					 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x7bff, 0xfbff, 0x7fff };
+	uint64_t seed = 77;
+	int nf = (int)(sizeof f32s / sizeof f32s[0]), nh = (int)(sizeof f16s / sizeof f16s[0]);
+
+	for (int i = 0; i < N; i++) {
+		uint64_t r = sim_rng(&seed);
+		if (i < nf * nf) {
+			a[i] = f32s[i / nf];
+			b[i] = f32s[i % nf];
+		} else if (i < nf * nf + nh * nh) {
+			int j = i - nf * nf;
+			a[i] = f16s[j / nh] | (uint32_t)f16s[j % nh] << 16;
+			b[i] = f16s[j % nh] | (uint32_t)f16s[(j + 3) % nh] << 16;
+		} else {
+			a[i] = (uint32_t)r;
+			b[i] = (uint32_t)(r >> 32);
+			if (i % 4 == 0)   /* equal magnitudes, or nearly */
+				b[i] = a[i] ^ (i % 8 ? 0x80000000u : 0x00010000u);
+		}
+	}
+}
+
+int test_sm80_float(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	static uint32_t a[N], b[N];
+	char *text = minmax_kernel();
+	uint32_t *outs[4];
+
+	minmax_inputs(a, b);
+	for (int t = 0; t < 4; t++) {
+		sarg args[3] = { { sizeof a, a, NULL, 0 }, { sizeof b, b, NULL, 0 },
+				 { (size_t)N * WORDS * 4, NULL, NULL, 0 } };
+		srun R = { .kernel = "k", .grid = N / 128, .block = 128, .args = args, .nargs = 3 };
+		int sm = t ? sm80_targets[t - 1] : 90;
+		outs[t] = calloc(N, WORDS * 4);
+		args[2].out = outs[t];
+		if (t ? sim_lower_run(text, sm, &R, NULL) : sim_run(text, strlen(text), sm, &R))
+			FAIL("min/max on sm_%d: %s", sm, R.err);
+	}
+	for (int t = 1; t < 4; t++)
+		for (int i = 0; i < N * WORDS; i++) {
+			int f = i % WORDS;
+			const char *form = f < NF32 ? f32_forms[f] : f < NF32 + NF16 ? f16_forms[f - NF32]
+								    : f16x2_forms[f - NF32 - NF16];
+			if (outs[t][i] != outs[0][i]) {
+				CHECK_EQ(outs[t][i], outs[0][i], "%s on sm_%d, a %#x b %#x", form,
+					 sm80_targets[t - 1], a[i / WORDS], b[i / WORDS]);
+				break;
+			}
+		}
+	/* sm_90 itself, a few known answers: .NaN wins, a plain NaN is ignored, xorsign. */
+	CHECK_EQ(outs[0][0 * WORDS + 1], 0x7fffffffu, "max.NaN(NaN, NaN)");
+	CHECK_EQ(outs[0][3 * WORDS + 1], 0x7fffffffu, "max.NaN(+inf, NaN)");
+	for (int t = 0; t < 4; t++)
+		free(outs[t]);
+	free(text);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ tanh, ex2 */
+
+static const char tanh_text[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 pa, .param .u64 pout)\n{\n"
+	"\t.reg .b32 %r<12>;\n\t.reg .b16 %h<6>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<8>;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %ctaid.x;\n\tmad.lo.u32 %r3, %r2, 128, %r1;\n"
+	"\tld.param.u64 %rd1, [pa];\n\tld.param.u64 %rd2, [pout];\n"
+	"\tmul.wide.u32 %rd3, %r3, 4;\n\tadd.u64 %rd4, %rd1, %rd3;\n\tld.global.u32 %r4, [%rd4];\n"
+	"\tmul.wide.u32 %rd5, %r3, 16;\n\tadd.u64 %rd5, %rd2, %rd5;\n"
+	"\tmov.b32 %f1, %r4;\n\ttanh.approx.f32 %f2, %f1;\n\tst.global.f32 [%rd5], %f2;\n"
+	"\tmov.b32 {%h1, %h2}, %r4;\n\ttanh.approx.f16 %h3, %h1;\n\tcvt.u32.u16 %r5, %h3;\n"
+	"\tst.global.u32 [%rd5+4], %r5;\n\ttanh.approx.f16x2 %r6, %r4;\n\tst.global.u32 [%rd5+8], %r6;\n"
+	"\tex2.approx.f16 %h4, %h1;\n\tcvt.u32.u16 %r7, %h4;\n\tst.global.u32 [%rd5+12], %r7;\n"
+	"\tret;\n}\n";
+
+static double f32v(uint32_t u)
+{
+	return sm80_f32_value(u);
+}
+
+/* Whether got (f16 bits) is within one f16 ulp of want, or both NaN. */
+static int near_f16(uint16_t got, double want)
+{
+	double g = sm80_f16_value(got);
+	if (isnan(want))
+		return isnan(g);
+	if (fabs(want) >= 65520)          /* past the largest f16 and half its ulp: infinite */
+		return isinf(g) && signbit(g) == signbit(want);
+	double ulp = fabs(want) < 6.103515625e-05 ? 5.9604644775390625e-08
+						  : ldexp(1.0, ilogb(want) - 10);
+	return fabs(g - want) <= ulp;
+}
+
+int test_sm80_tanh(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	static uint32_t x[N], outs[4][N * 4];
+	uint64_t seed = 5;
+	double worst = 0;
+
+	for (int i = 0; i < N; i++) {
+		/* f32: every binade from 2^-126 to 2^7 and the special values; f16 pairs */
+		static const uint32_t special[] = { 0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000,
+						    1, 0x80000001, 0x3f0ccccd, 0x3f0cccce, 0xbf0ccccc };
+		uint64_t r = sim_rng(&seed);
+		if (i < 10)
+			x[i] = special[i];
+		else
+			x[i] = (uint32_t)((r % 261) << 23) | (uint32_t)(r >> 40 & 0x7fffff) |
+			       (uint32_t)(r >> 63 << 31);
+		if (((x[i] >> 23) & 0xff) > 133 && ((x[i] >> 23) & 0xff) < 255)
+			x[i] &= 0x807fffffu, x[i] |= 133u << 23;
+	}
+	for (int t = 0; t < 4; t++) {
+		sarg args[2] = { { sizeof x, x, NULL, 0 }, { sizeof outs[t], NULL, outs[t], 0 } };
+		srun R = { .kernel = "k", .grid = N / 128, .block = 128, .args = args, .nargs = 2 };
+		int sm = t ? sm80_targets[t - 1] : 90;
+		if (t ? sim_lower_run(tanh_text, sm, &R, NULL) : sim_run(tanh_text, sizeof tanh_text - 1, sm, &R))
+			FAIL("tanh on sm_%d: %s", sm, R.err);
+	}
+	for (int t = 1; t < 4; t++)
+		for (int i = 0; i < N; i++) {
+			double v = f32v(x[i]), want = tanh(v), got = f32v(outs[t][4 * i]);
+			double err = isnan(want) ? 0 : fabs(got - want) / (want ? fabs(want) : 1);
+			if (isnan(want) ? !isnan(got) : err > ldexp(1.0, -16) ||
+			    signbit(got) != signbit(want)) {
+				FAIL("tanh.approx.f32(%a) on sm_%d: %a, want %a", v, sm80_targets[t - 1],
+				     got, want);
+				break;
+			}
+			worst = err > worst ? err : worst;
+			double h = sm80_f16_value((uint16_t)x[i]), hh = sm80_f16_value((uint16_t)(x[i] >> 16));
+			if (!near_f16((uint16_t)outs[t][4 * i + 1], tanh(h)) ||
+			    !near_f16((uint16_t)outs[t][4 * i + 2], tanh(h)) ||
+			    !near_f16((uint16_t)(outs[t][4 * i + 2] >> 16), tanh(hh)) ||
+			    !near_f16((uint16_t)outs[t][4 * i + 3], exp2(h))) {
+				FAIL("f16 tanh/ex2 of %#x on sm_%d: %#x %#x %#x", x[i], sm80_targets[t - 1],
+				     outs[t][4 * i + 1], outs[t][4 * i + 2], outs[t][4 * i + 3]);
+				break;
+			}
+		}
+	printf("tanh.approx.f32 lowered: largest relative error %.3g (2^%.1f); the ISA's bound is 2^-11\n",
+	       worst, worst ? log2(worst) : -INFINITY);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ the rest */
+
+static const char misc_text[] =
+	".version 8.1\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 pout)\n{\n"
+	"\t.reg .b32 %r<20>;\n\t.reg .b64 %rd<8>;\n\t.reg .pred %p<3>;\n"
+	"\t.shared .align 4 .b8 own[200];\n"
+	"\tgriddepcontrol.wait;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ctaid.y;\n"
+	"\tld.param.u64 %rd1, [pout];\n\tmov.u32 %r4, %nctaid.x;\n\tmad.lo.u32 %r5, %r3, %r4, %r2;\n"
+	"\tmad.lo.u32 %r5, %r5, 64, %r1;\n\tmul.wide.u32 %rd2, %r5, 48;\n\tadd.u64 %rd2, %rd1, %rd2;\n"
+	"\tst.shared.u32 [own], %r1;\n\tfence.proxy.async.shared::cta;\n\tbar.sync 0;\n"
+	"\tmov.u32 %r6, %clusterid.x;\n\tmov.u32 %r7, %clusterid.y;\n\tmov.u32 %r8, %nclusterid.x;\n"
+	"\tmov.u32 %r9, %cluster_ctaid.x;\n\tmov.u32 %r10, %cluster_nctaid.z;\n"
+	"\tmov.u32 %r11, %cluster_ctarank;\n\tmov.u32 %r12, %cluster_nctarank;\n"
+	"\tmov.pred %p1, %is_explicit_cluster;\n\tselp.u32 %r13, 1, 0, %p1;\n"
+	"\tcvt.u64.u32 %rd3, %cluster_ctarank;\n\tcvt.u32.u64 %r14, %rd3;\n"
+	"\tmov.u32 %r15, %aggr_smem_size;\n\tmov.u32 %r16, %total_smem_size;\n\tsub.u32 %r15, %r15, %r16;\n"
+	/* the system's region: 1 KB from sm_80 on, nothing before */
+	"\tsetp.eq.u32 %p2, %r15, 0;\n\tsetp.eq.or.u32 %p2, %r15, 1024, %p2;\n\tselp.u32 %r17, 1, 0, %p2;\n"
+	"\tsetp.eq.u32 %p2, %r1, 5;\n\t@%p2 mov.u32 %r6, %cluster_nctarank;\n"
+	"\tst.global.v4.u32 [%rd2], {%r6, %r7, %r8, %r9};\n"
+	"\tst.global.v4.u32 [%rd2+16], {%r10, %r11, %r12, %r13};\n"
+	"\tst.global.v4.u32 [%rd2+32], {%r14, %r17, %r16, %r4};\n"
+	"\tgriddepcontrol.launch_dependents;\n"
+	"\tret;\n}\n";
+
+int test_sm80_misc(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	static uint32_t outs[4][6 * 64 * 12];
+	for (int t = 0; t < 4; t++) {
+		sarg args[1] = { { sizeof outs[t], NULL, outs[t], 0 } };
+		srun R = { .kernel = "k", .grid = 6, .block = 64, .args = args, .nargs = 1 };
+		int sm = t ? sm80_targets[t - 1] : 90;
+		if (t ? sim_lower_run(misc_text, sm, &R, NULL) : sim_run(misc_text, sizeof misc_text - 1, sm, &R))
+			FAIL("griddepcontrol, fence.proxy, cluster registers on sm_%d: %s", sm, R.err);
+	}
+	for (int t = 1; t < 4; t++)
+		for (int i = 0; i < 6 * 64 * 12; i++)
+			if (outs[t][i] != outs[0][i] && i % 12 != 10) {   /* the total: unit differs */
+				CHECK_EQ(outs[t][i], outs[0][i], "word %d on sm_%d", i, sm80_targets[t - 1]);
+				break;
+			}
+	CHECK_EQ(outs[0][5 * 12], 1u, "the guarded read of %%cluster_nctarank on sm_90");
+	CHECK_EQ(outs[0][9], 1u, "%%aggr_smem_size: the total and the system's 1 KB on sm_90");
+	return 0;
+}
