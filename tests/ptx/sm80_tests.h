@@ -34,5 +34,6 @@ int test_sm80_cvt(int argc, char **argv);
 int test_sm80_float(int argc, char **argv);
 int test_sm80_tanh(int argc, char **argv);
 int test_sm80_misc(int argc, char **argv);
+int test_sm80_memory(int argc, char **argv);
 
 #endif

@@ -263,3 +263,59 @@ int test_sm80_misc(int argc, char **argv)
 	CHECK_EQ(outs[0][9], 1u, "%%aggr_smem_size: the total and the system's 1 KB on sm_90");
 	return 0;
 }
+
+/* ------------------------------------------------------------------ memory model */
+
+/* Every .sem/.scope form the targets lack: each thread adds to counters with release and
+ * acq_rel atomics, reads them back with acquire and relaxed loads, stores with release and
+ * relaxed stores, and fences; one warp per block and blocks in order, so the words come out
+ * the same on every target. */
+static const char memory_text[] =
+	".version 8.0\n.target sm_80\n.address_size 64\n"
+	".visible .entry k(.param .u64 pc, .param .u64 pout)\n{\n"
+	"\t.reg .b32 %r<20>;\n\t.reg .b64 %rd<8>;\n\t.reg .pred %p<3>;\n"
+	"\t.shared .align 4 .b8 s[128];\n"
+	"\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %ctaid.x;\n\tmad.lo.u32 %r3, %r2, 32, %r1;\n"
+	"\tld.param.u64 %rd1, [pc];\n\tld.param.u64 %rd2, [pout];\n"
+	"\tmul.wide.u32 %rd3, %r3, 32;\n\tadd.u64 %rd3, %rd2, %rd3;\n"
+	"\tatom.add.release.gpu.global.u32 %r4, [%rd1], %r3;\n"
+	"\tatom.acq_rel.sys.global.add.u32 %r5, [%rd1+4], 1;\n"
+	"\tatom.relaxed.cta.global.max.s32 %r6, [%rd1+8], %r3;\n"
+	"\tred.relaxed.gpu.global.add.u32 [%rd1+12], 2;\n"
+	"\tatom.acquire.gpu.global.cas.b32 %r7, [%rd1+16], %r3, %r1;\n"
+	"\tfence.sc.gpu;\n\tfence.acq_rel.cta;\n"
+	"\tld.acquire.gpu.global.u32 %r8, [%rd1];\n\tld.relaxed.sys.global.u32 %r9, [%rd1+12];\n"
+	"\tmul.lo.u32 %r10, %r1, 4;\n\tmov.u32 %r11, s;\n\tadd.u32 %r11, %r11, %r10;\n"
+	"\tst.relaxed.cta.shared.u32 [%r11], %r3;\n\tbar.sync 0;\n"
+	"\txor.b32 %r12, %r10, 4;\n\tmov.u32 %r13, s;\n\tadd.u32 %r13, %r13, %r12;\n"
+	"\tld.relaxed.cta.shared.u32 %r14, [%r13];\n"
+	"\tsetp.lt.u32 %p1, %r1, 16;\n\t@%p1 st.release.gpu.global.u32 [%rd3+28], %r14;\n"
+	"\tst.global.v4.u32 [%rd3], {%r4, %r5, %r6, %r7};\n"
+	"\tst.global.v2.u32 [%rd3+16], {%r8, %r9};\n\tst.global.u32 [%rd3+24], %r14;\n"
+	"\tret;\n}\n";
+
+int test_sm80_memory(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	static uint32_t counters[4][8], outs[4][4 * 32 * 8];
+	for (int t = 0; t < 4; t++) {
+		sarg args[2] = { { sizeof counters[t], NULL, counters[t], 0 },
+				 { sizeof outs[t], NULL, outs[t], 0 } };
+		srun R = { .kernel = "k", .grid = 4, .block = 32, .args = args, .nargs = 2 };
+		int sm = t ? sm80_targets[t - 1] : 80;
+		if (t ? sim_lower_run(memory_text, sm, &R, NULL) : sim_run(memory_text, sizeof memory_text - 1, sm, &R))
+			FAIL("the memory model's forms on sm_%d: %s", sm, R.err);
+	}
+	for (int t = 1; t < 4; t++) {
+		for (int i = 0; i < 8; i++)
+			CHECK_EQ(counters[t][i], counters[0][i], "counter %d on sm_%d", i, sm80_targets[t - 1]);
+		for (int i = 0; i < 4 * 32 * 8; i++)
+			if (outs[t][i] != outs[0][i]) {
+				CHECK_EQ(outs[t][i], outs[0][i], "word %d on sm_%d", i, sm80_targets[t - 1]);
+				break;
+			}
+	}
+	CHECK_EQ(counters[0][0], 127u * 128 / 2, "the release adds on sm_80");
+	CHECK_EQ(counters[0][3], 256u, "the relaxed reductions on sm_80");
+	return 0;
+}

@@ -89,6 +89,7 @@ static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "float", test_sm80_float },
 	{ "tanh", test_sm80_tanh },
 	{ "misc", test_sm80_misc },
+	{ "memory", test_sm80_memory },
 };
 
 /* Per family: the thread-instructions per launch of the originals (sm_80; sm_90 for the

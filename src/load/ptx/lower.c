@@ -394,7 +394,7 @@ const char *ptx_lower_kind_name(int kind)
 		"min/max.bf16", "neg/abs.bf16", "setp/set.bf16", "ex2/tanh.approx.bf16",
 		"mma.sync", "wmma", "ldmatrix/movmatrix", "cp.async", "mbarrier", "redux.sync",
 		"atom/red.bf16", "cache hints", "cvt.f16x2/tf32", "special registers",
-		"min/max, approximations, fences",
+		"min/max, approximations, fences", "memory model",
 	};
 	return kind >= 0 && kind < PTX_LK_COUNT ? names[kind] : "?";
 }

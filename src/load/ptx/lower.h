@@ -70,6 +70,7 @@ enum ptx_lower_kind {
 	PTX_LK_SREG,              /* the cluster special registers, %aggr_smem_size */
 	PTX_LK_FLOAT,             /* min/max .NaN/.f16, tanh/ex2 .approx, griddepcontrol,
 				     fence.proxy */
+	PTX_LK_MEMORY,            /* .relaxed/.acquire/.release accesses and fences (sm_70) */
 	PTX_LK_COUNT
 };
 

@@ -81,6 +81,11 @@ static const sm80_rule rules[] = {
 	{ "ex2", PTX_LK_FLOAT, 0, ptxl_need_approx, ptxl_build_approx_f },
 	{ "griddepcontrol", PTX_LK_FLOAT, 0, ptxl_need_griddep, ptxl_build_nothing },
 	{ "fence", PTX_LK_FLOAT, 0, ptxl_need_fence_proxy, ptxl_build_fence_proxy },
+	{ "fence", PTX_LK_MEMORY, 0, ptxl_need_memory, ptxl_build_memory },
+	{ "ld", PTX_LK_MEMORY, 0, ptxl_need_memory, ptxl_build_memory },
+	{ "st", PTX_LK_MEMORY, 0, ptxl_need_memory, ptxl_build_memory },
+	{ "atom", PTX_LK_MEMORY, 0, ptxl_need_memory, ptxl_build_memory },
+	{ "red", PTX_LK_MEMORY, 0, ptxl_need_memory, ptxl_build_memory },
 	{ "mov", PTX_LK_SREG, 0, ptxl_need_sreg, ptxl_build_sreg },
 	{ "cvt", PTX_LK_SREG, 0, ptxl_need_sreg, ptxl_build_sreg },
 };

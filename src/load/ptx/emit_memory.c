@@ -1,0 +1,137 @@
+/* emit_memory.c: the memory consistency model of sm_70 (PTX ISA 8, and the .sem and .scope
+ * qualifiers of ld, st, atom, red and fence: 9.7.9.8, 9.7.9.10, 9.7.13.4-6) for older
+ * targets, which have volatile accesses, scoped atomics (sm_60) and membar instead.  The
+ * mapping is the one libcu++ uses for its atomics below sm_70
+ * (cuda/std/__atomic/functions/cuda_ptx_generated.h):
+ *   fence.sc / fence.acq_rel .scope          membar.{cta,gl,sys}
+ *   ld.relaxed.scope                          ld.volatile
+ *   ld.acquire.scope                          ld.volatile; membar
+ *   st.relaxed.scope                          st.volatile
+ *   st.release.scope                          membar; st.volatile
+ *   atom/red .relaxed / .acquire / .release / .acq_rel .scope
+ *                                             the scoped atomic, preceded by membar for
+ *                                             .release and .acq_rel, followed by it for
+ *                                             .acquire and .acq_rel
+ * Below sm_60, where atomics have no scope, .cta and .gpu atomics become plain (device-wide)
+ * ones; .sys ones stay as they are (and out).  The cache qualifiers .L1::* and .L2::*, all
+ * newer than these targets, go as emit_hint.c drops them (with .L2::cache_hint's policy
+ * operand, the last). */
+#include <stdio.h>
+#include <string.h>
+
+#include "lower_internal.h"
+
+static const char *const sems[] = { "relaxed", "acquire", "release", "acq_rel", "sc", NULL };
+static const char *const scopes[] = { "cta", "gpu", "sys", NULL };
+/* cache operators, which volatile accesses do not take */
+static const char *const cache_ops[] = { "ca", "cg", "cs", "lu", "cv", "wb", "wt", "weak", NULL };
+
+static int in(const char *w, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(w, *list))
+			return 1;
+	return 0;
+}
+
+/* The form of I: its semantics word, its scope word ("" for none), and whether it is a
+ * form this file rewrites. */
+typedef struct memform {
+	const char *sem, *scope;
+	int fence, load, store, atomic;
+} memform;
+
+static int mem_form(const pinst *I, memform *f)
+{
+	const char *b = I->word[0];
+
+	memset(f, 0, sizeof *f);
+	f->scope = "";
+	f->fence = !strcmp(b, "fence");
+	f->load = !strcmp(b, "ld");
+	f->store = !strcmp(b, "st");
+	f->atomic = !strcmp(b, "atom") || !strcmp(b, "red");
+	if (!f->fence && !f->load && !f->store && !f->atomic)
+		return -1;
+	for (int i = 1; i < I->nwords; i++) {
+		const char *w = I->word[i];
+		if (in(w, sems))
+			f->sem = w;
+		else if (in(w, scopes))
+			f->scope = w;
+		else if (!strcmp(w, "mmio") || !strcmp(w, "cluster") || !strcmp(w, "proxy") ||
+			 !strcmp(w, "op_restrict") || !strcmp(w, "sync_restrict") ||
+			 !strncmp(w, "shared::cluster", 15))
+			return -1;
+	}
+	if (!f->sem || (f->fence && (I->nwords != 3 || !*f->scope || I->nops)))
+		return -1;
+	if ((f->load && strcmp(f->sem, "relaxed") && strcmp(f->sem, "acquire")) ||
+	    (f->store && strcmp(f->sem, "relaxed") && strcmp(f->sem, "release")) ||
+	    (f->fence && strcmp(f->sem, "sc") && strcmp(f->sem, "acq_rel")) ||
+	    (f->atomic && !strcmp(f->sem, "sc")))
+		return -1;
+	return 0;
+}
+
+int ptxl_need_memory(const pinst *I, const lctx *ctx)
+{
+	memform f;
+
+	(void)ctx;
+	return mem_form(I, &f) ? 0 : 70;
+}
+
+static const char *membar_of(const char *scope)
+{
+	return !strcmp(scope, "cta") ? "membar.cta" : !strcmp(scope, "sys") ? "membar.sys"
+									   : "membar.gl";
+}
+
+int ptxl_build_memory(iseq *S, const pinst *I, const pmods *M)
+{
+	memform f;
+	char op[96];
+	size_t n = 0;
+	iarg a[IR_MAX_ARGS];
+	int before, after;
+
+	int nops = I->nops, hint = 0;
+
+	if (mem_form(I, &f) || I->nops > IR_MAX_ARGS)
+		return -1;
+	if (f.fence) {
+		E0(S, membar_of(f.scope));
+		return 0;
+	}
+	if (f.atomic && !strcmp(f.scope, "sys") && M->ctx->target < 60)
+		return -1;                /* no system-scope atomics before sm_60 */
+	before = !strcmp(f.sem, "release") || !strcmp(f.sem, "acq_rel");
+	after = !strcmp(f.sem, "acquire") || !strcmp(f.sem, "acq_rel");
+	/* the opcode without its semantics (and, for ld/st, scope and cache operator): a
+	 * volatile access or a scoped atomic */
+	op[0] = 0;
+	for (int i = 0; i < I->nwords; i++) {
+		const char *w = I->word[i];
+		size_t len = strlen(w);
+		hint |= !strcmp(w, "L2::cache_hint");
+		if (i && (in(w, sems) || (!f.atomic && (in(w, scopes) || in(w, cache_ops))) ||
+			  (f.atomic && in(w, scopes) && M->ctx->target < 60) ||
+			  !strncmp(w, "L1::", 4) || !strncmp(w, "L2::", 4)))
+			continue;
+		if (n + len + 10 > sizeof op)
+			return -1;
+		n += (size_t)snprintf(op + n, sizeof op - n, "%s%s", i ? "." : "", w);
+		if (i == 0 && !f.atomic)
+			n += (size_t)snprintf(op + n, sizeof op - n, ".volatile");
+	}
+	nops -= hint;
+	for (int i = 0; i < nops; i++)
+		a[i] = ir_opnd(i);
+	if (before)
+		E0(S, membar_of(f.scope));
+	ptxl_ir_emit(S, 1, op, a, nops);
+	if (after)
+		E0(S, membar_of(f.scope));
+	return 0;
+}
