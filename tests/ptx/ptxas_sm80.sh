@@ -14,7 +14,7 @@ ptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 old=${BF16SHIM_PTXAS_OLD:-$(ls "$root"/.venv-clients/torch-cu126/lib/python3*/site-packages/triton/backends/nvidia/bin/ptxas 2>/dev/null | head -n 1)}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-for name in mma wmma ldmatrix cp_async mbarrier redux atom hint cvt float tanh misc memory; do
+for name in mma wmma ldmatrix cp_async mbarrier redux atom hint cvt float tanh misc memory stmatrix mma_types; do
 	SIM80_DUMP_DIR=$t "$tests" "$name" >/dev/null 2>&1
 done
 fail=0 n=0

@@ -35,5 +35,7 @@ int test_sm80_float(int argc, char **argv);
 int test_sm80_tanh(int argc, char **argv);
 int test_sm80_misc(int argc, char **argv);
 int test_sm80_memory(int argc, char **argv);
+int test_sm80_stmatrix(int argc, char **argv);
+int test_sm80_mma_types(int argc, char **argv);
 
 #endif

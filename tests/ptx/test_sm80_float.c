@@ -319,3 +319,66 @@ int test_sm80_memory(int argc, char **argv)
 	CHECK_EQ(counters[0][3], 256u, "the relaxed reductions on sm_80");
 	return 0;
 }
+
+/* ------------------------------------------------------------------ stmatrix */
+
+/* stmatrix .x1, .x2 .trans, .x4 (shared, and generic for .x4), the rows of its matrices at
+ * scattered addresses (row r of matrix i at row (7 (8i + r) + 3) % 32 of a 32-row tile),
+ * under a guard for one warp of two; the tile then copied out whole. */
+static const char stmatrix_text[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n"
+	"\t.reg .b32 %r<30>;\n\t.reg .b64 %rd<10>;\n\t.reg .pred %p<3>;\n"
+	"\t.shared .align 16 .b8 tile[2048];\n"
+	"\tmov.u32 %r1, %tid.x;\n\tand.b32 %r2, %r1, 31;\n\tshr.u32 %r3, %r1, 5;\n"
+	"\tld.param.u64 %rd1, [pin];\n\tld.param.u64 %rd2, [pout];\n"
+	"\tmul.wide.u32 %rd3, %r1, 16;\n\tadd.u64 %rd3, %rd1, %rd3;\n"
+	"\tld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd3];\n"
+	/* this lane's row address: row (7 l + 3) % 32, in this warp's kilobyte */
+	"\tmad.lo.u32 %r8, %r2, 7, 3;\n\trem.u32 %r8, %r8, 32;\n\tshl.b32 %r8, %r8, 4;\n"
+	"\tmov.u32 %r9, tile;\n\tshl.b32 %r10, %r3, 10;\n\tadd.u32 %r9, %r9, %r10;\n\tadd.u32 %r11, %r9, %r8;\n"
+	"\tstmatrix.sync.aligned.m8n8.x4.shared.b16 [%r11], {%r4, %r5, %r6, %r7};\n"
+	"\tbar.sync 0;\n"
+	"\tmul.wide.u32 %rd6, %r1, 32;\n\tadd.u64 %rd6, %rd2, %rd6;\n"
+	"\tmul.lo.u32 %r12, %r1, 32;\n\tmov.u32 %r13, tile;\n\tadd.u32 %r13, %r13, %r12;\n"
+	"\tld.shared.v4.u32 {%r14, %r15, %r16, %r17}, [%r13];\n\tld.shared.v4.u32 {%r18, %r19, %r20, %r21}, [%r13+16];\n"
+	"\tst.global.v4.u32 [%rd6], {%r14, %r15, %r16, %r17};\n\tst.global.v4.u32 [%rd6+16], {%r18, %r19, %r20, %r21};\n"
+	"\tbar.sync 0;\n"
+	/* the transposed forms, warp 1 only */
+	"\tsetp.eq.u32 %p1, %r3, 1;\n"
+	"\t@%p1 stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%r11], {%r6, %r7};\n"
+	"\tbar.sync 0;\n"
+	"\tld.shared.v4.u32 {%r14, %r15, %r16, %r17}, [%r13];\n\tld.shared.v4.u32 {%r18, %r19, %r20, %r21}, [%r13+16];\n"
+	"\tst.global.v4.u32 [%rd6+2048], {%r14, %r15, %r16, %r17};\n\tst.global.v4.u32 [%rd6+2064], {%r18, %r19, %r20, %r21};\n"
+	"\tbar.sync 0;\n"
+	"\tcvt.u64.u32 %rd7, %r11;\n\tcvta.shared.u64 %rd7, %rd7;\n"
+	"\tstmatrix.sync.aligned.m8n8.x1.b16 [%rd7], {%r5};\n"
+	"\tbar.sync 0;\n"
+	"\tld.shared.v4.u32 {%r14, %r15, %r16, %r17}, [%r13];\n\tld.shared.v4.u32 {%r18, %r19, %r20, %r21}, [%r13+16];\n"
+	"\tst.global.v4.u32 [%rd6+4096], {%r14, %r15, %r16, %r17};\n\tst.global.v4.u32 [%rd6+4112], {%r18, %r19, %r20, %r21};\n"
+	"\tret;\n}\n";
+
+int test_sm80_stmatrix(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	static uint32_t in[64 * 4], outs[4][64 * 8 * 3];
+	uint64_t seed = 9;
+	for (int i = 0; i < 64 * 4; i++)
+		in[i] = (uint32_t)sim_rng(&seed);
+	for (int t = 0; t < 4; t++) {
+		sarg args[2] = { { sizeof in, in, NULL, 0 }, { sizeof outs[t], NULL, outs[t], 0 } };
+		srun R = { .kernel = "k", .grid = 1, .block = 64, .args = args, .nargs = 2 };
+		int sm = t ? sm80_targets[t - 1] : 90;
+		if (t ? sim_lower_run(stmatrix_text, sm, &R, NULL) : sim_run(stmatrix_text, sizeof stmatrix_text - 1, sm, &R))
+			FAIL("stmatrix on sm_%d: %s", sm, R.err);
+	}
+	for (int t = 1; t < 4; t++)
+		for (int i = 0; i < 64 * 8 * 3; i++)
+			if (outs[t][i] != outs[0][i]) {
+				CHECK_EQ(outs[t][i], outs[0][i], "word %d on sm_%d", i, sm80_targets[t - 1]);
+				break;
+			}
+	/* sm_90 itself: lane 0's first register is row 0 of matrix 0, at tile row 3. */
+	CHECK_EQ(outs[0][3 * 4], in[0], "stmatrix .x4 on sm_90");
+	return 0;
+}

@@ -90,6 +90,8 @@ static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "tanh", test_sm80_tanh },
 	{ "misc", test_sm80_misc },
 	{ "memory", test_sm80_memory },
+	{ "stmatrix", test_sm80_stmatrix },
+	{ "mma_types", test_sm80_mma_types },
 };
 
 /* Per family: the thread-instructions per launch of the originals (sm_80; sm_90 for the

@@ -138,7 +138,7 @@ int test_text_issues(int argc, char **argv)
 	(void)argc, (void)argv;
 	static const char in[] =
 		".version 8.0\n.target sm_90\n{\n"
-		"\tmma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%r1,%r2,%r3,%r4};\n"
+		"\tmma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%r1,%r2,%r3,%r4};\n"
 		"\twgmma.fence.sync.aligned;\n"
 		"\tcvt.rn.bf16.f32 %rs1, %f1;\n"
 		"\tmma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6,%r7,%r8}, {%f1,%f2,%f3,%f4}, %r9, 0x0;\n"
@@ -154,7 +154,7 @@ int test_text_issues(int argc, char **argv)
 	CHECK_EQ(rep.lowered, 3, "lowered (cvt, tanh, mma)");
 	CHECK_EQ(rep.n_issues, 4, "issues");
 	static const struct { unsigned line; int sm; const char *what; } want[] = {
-		{ 4, 80, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32" },
+		{ 4, 80, "mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32" },
 		{ 5, 90, "wgmma.fence.sync.aligned" },
 		{ 7, 80, "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32" },
 		{ 8, 90, "fma.rn.oob.bf16" },

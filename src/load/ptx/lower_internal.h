@@ -292,6 +292,8 @@ int ptxl_need_fence_proxy(const pinst *I, const lctx *ctx);
 int ptxl_build_fence_proxy(iseq *S, const pinst *I, const pmods *M);
 /* tanh of f32 bits for targets without tanh.approx.f32 (below sm_75). */
 iarg ptxl_tanh_f32(iseq *S, iarg x);
+int ptxl_need_mma_types(const pinst *I, const lctx *ctx);   /* emit_mma_types.c */
+int ptxl_build_mma_types(iseq *S, const pinst *I, const pmods *M);
 int ptxl_need_memory(const pinst *I, const lctx *ctx);   /* emit_memory.c */
 int ptxl_build_memory(iseq *S, const pinst *I, const pmods *M);
 int ptxl_need_sreg(const pinst *I, const lctx *ctx);     /* emit_sreg.c */

@@ -51,10 +51,12 @@ static int mma_other_sm(const pinst *I)
 }
 
 static const sm80_rule rules[] = {
+	{ "mma", PTX_LK_MMA, 0, ptxl_need_mma_types, ptxl_build_mma_types },
 	{ "mma", PTX_LK_MMA, 80, need_mma, ptxl_build_mma },
 	{ "wmma", PTX_LK_WMMA, 0, ptxl_need_wmma, ptxl_build_wmma },
 	{ "ldmatrix", PTX_LK_LDMATRIX, 75, ptxl_need_ldmatrix, ptxl_build_ldmatrix },
 	{ "movmatrix", PTX_LK_LDMATRIX, 75, ptxl_need_movmatrix, ptxl_build_movmatrix },
+	{ "stmatrix", PTX_LK_LDMATRIX, 0, ptxl_need_ldmatrix, ptxl_build_ldmatrix },
 	{ "cp.async.bulk", -1, 0, NULL, NULL },
 	{ "cp.async.mbarrier.arrive", PTX_LK_MBARRIER, 80, ptxl_need_mbarrier, ptxl_build_mbarrier },
 	{ "cp.async.commit_group", PTX_LK_CP_ASYNC, 80, ptxl_need_cp_async_group, ptxl_build_nothing },
