@@ -4,16 +4,21 @@
 Lowers, with bf16shim-lower, the PTX of every module of every file with GPU code under the
 given folders (the client environments' site-packages: torch, triton and the nvidia-*
 libraries) and of the given files (the project's own nvcc builds), for each target, as the
-library would when the module is loaded there; then hands each lowered module to a real
-ptxas: CUDA 13's for sm_75, CUDA 12's (Triton's) for sm_70 and sm_61.  Each one goes
-through ptxas for its target's virtual architecture (`--gpu-name compute_XX`: every check of
-the PTX against the target, its ISA version and the instructions it takes, without the code
-generation that would take an hour for the gigabyte of PTX the client environments lower to);
-with --assemble, the modules where the pass rewrote instructions are also assembled into
-SASS (`--gpu-name sm_XX -O0`).  Verdicts are kept in a cache folder, keyed by the lowered
-text and the ptxas, so a run hands ptxas only what changed.  Prints, per target, the modules lowered,
-the kernels left out by the instruction that keeps them out, and every module ptxas refused;
-exits 1 if there is one.
+library would when the module is loaded there (a PTX file as the library lowers PTX text:
+--leave-out); then hands each lowered module to a real ptxas: CUDA 13's for sm_75, CUDA
+12's (Triton's) for sm_70 and sm_61.  Each one goes through ptxas for its target's virtual
+architecture (`--gpu-name compute_XX`: every check of the PTX against the target, its ISA
+version and the instructions it takes, without the code generation that would take an hour
+for the gigabyte and a half of PTX the client environments lower to); with --assemble, the
+modules where the pass rewrote instructions are also assembled into SASS (`--gpu-name
+sm_XX -O0`).
+
+Files and targets go to --jobs workers.  What a file gave is kept in a cache folder, keyed
+by the file (path, size, time), the target, bf16shim-lower itself and the ptxas, so a run
+does again only what changed; each ptxas verdict is kept too, keyed by the lowered text, so
+a new bf16shim-lower hands ptxas only the modules it lowers differently.  Prints, per
+target, the modules lowered, the kernels left out by the instruction that keeps them out
+and the time taken, and every module ptxas refused; exits 1 if there is one.
 
 usage: lower_wheels.py --lower EXE --scan EXE --ptxas SM=PTXAS... [--cache DIR] [--jobs N]
                        [--target SM...] [--assemble] PATH...
@@ -48,13 +53,21 @@ def files_with_ptx(scan, roots):
                   if any(t.startswith("compute_") for t in f.get("targets", [])))
 
 
+def digest_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def ptxas_id(ptxas):
     version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout
     return hashlib.sha256((os.path.realpath(ptxas) + version).encode()).hexdigest()[:16]
 
 
 class Cache:
-    """Verdicts of ptxas by (lowered text, ptxas, mode), one small file each."""
+    """Small files by key: ptxas verdicts, and what each file gave for a target."""
 
     def __init__(self, folder):
         self.folder = folder
@@ -71,14 +84,14 @@ class Cache:
                 return f.read()
         return None
 
-    def put(self, key, verdict):
+    def put(self, key, value):
         p = self.path(key)
         if not p:
             return
         os.makedirs(os.path.dirname(p), exist_ok=True)
-        tmp = "%s.%d" % (p, os.getpid())
+        tmp = "%s.%d.%d" % (p, os.getpid(), id(value))
         with open(tmp, "w") as f:
-            f.write(verdict)
+            f.write(value)
         os.replace(tmp, p)
 
 
@@ -89,7 +102,7 @@ def assemble(ptxas, pid, sm, path, full, cache):
     key = "%s-%s-%d-%s" % (digest, pid, sm, "sass" if full else "parse")
     hit = cache.get(key)
     if hit is not None:
-        return hit, True
+        return hit
     arch = ("sm_%d" % sm) if full else ("compute_%d" % sm)
     with tempfile.TemporaryDirectory() as t:
         cmd = [ptxas, "--gpu-name", arch, path, "-o", os.path.join(t, "out")]
@@ -102,12 +115,12 @@ def assemble(ptxas, pid, sm, path, full, cache):
         lines = [l for l in r.stderr.splitlines() if "error" in l or "fatal" in l]
         verdict = (lines[0] if lines else r.stderr.strip()[:300]) or "status %d" % r.returncode
     cache.put(key, verdict)
-    return verdict, False
+    return verdict
 
 
 def lower(lower_exe, path, sm, folder):
-    """Runs bf16shim-lower on one file for sm: [(module label, ptx path, rewritten)], and
-    the instructions of the kernels it left out."""
+    """Runs bf16shim-lower on one file for sm: [(module label, ptx path, rewritten)], the
+    instructions of the kernels it left out, and its error if it failed."""
     os.makedirs(folder, exist_ok=True)
     if path.endswith(".ptx"):
         out = os.path.join(folder, os.path.basename(path) + ".sm_%d.ptx" % sm)
@@ -141,6 +154,38 @@ def lower(lower_exe, path, sm, folder):
     return mods, left, r.returncode == 2 and r.stderr.strip()
 
 
+def one_file(a, work, cache, ids, tool, sm, path):
+    """What one file gives for one target: {modules, rewritten, left, failures, seconds}."""
+    st = os.stat(path)
+    key = hashlib.sha256(("%s %d %d %s %s %d %d" % (
+        os.path.realpath(path), st.st_size, st.st_mtime_ns, tool, ids[sm], sm,
+        a.assemble)).encode()).hexdigest()
+    hit = cache.get(key)
+    if hit is not None:
+        result = json.loads(hit)
+        result["cached"] = 1
+        return result
+    t0 = time.time()
+    folder = tempfile.mkdtemp(dir=work)
+    try:
+        mods, left, err = lower(a.lower, path, sm, folder)
+        result = {"modules": len(mods), "rewritten": sum(1 for m in mods if m[2]),
+                  "left": left, "failures": [], "cached": 0}
+        if err:
+            result["failures"].append("sm_%d: %s: bf16shim-lower: %s" % (sm, path, err))
+        for label, ptx, rewritten in mods:
+            for full in ([False, True] if rewritten and a.assemble else [False]):
+                verdict = assemble(a.ptxas_by_sm[sm], ids[sm], sm, ptx, full, cache)
+                if verdict != "ok":
+                    result["failures"].append("sm_%d: %s (%s): %s" % (
+                        sm, label, "assemble" if full else "parse", verdict))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    result["seconds"] = time.time() - t0
+    cache.put(key, json.dumps(result))
+    return result
+
+
 def opcode(what):
     """The instruction's family for the tally: its opcode up to the types."""
     words = what.split(".")
@@ -159,13 +204,13 @@ def main():
     ap.add_argument("--assemble", action="store_true")
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args()
-    ptxas = {}
+    a.ptxas_by_sm = {}
     for spec in a.ptxas:
         sm, exe = spec.split("=", 1)
         if os.access(exe, os.X_OK):
-            ptxas[int(sm)] = exe
+            a.ptxas_by_sm[int(sm)] = exe
     targets = a.target or [75, 70, 61]
-    missing = [sm for sm in targets if sm not in ptxas]
+    missing = [sm for sm in targets if sm not in a.ptxas_by_sm]
     if missing:
         print("SKIP: no ptxas for sm_%s" % ", sm_".join(map(str, missing)))
         return 77
@@ -177,45 +222,34 @@ def main():
         print("SKIP: no GPU code under %s" % " ".join(a.paths))
         return 77
     cache = Cache(a.cache)
-    ids = {sm: ptxas_id(ptxas[sm]) for sm in targets}
+    ids = {sm: ptxas_id(a.ptxas_by_sm[sm]) for sm in targets}
+    tool = digest_file(a.lower)
     t0 = time.time()
-    failures = []
     work = tempfile.mkdtemp(prefix="lower_wheels.")
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs))
+    failures = []
     try:
-        for sm in targets:
-            left = collections.Counter()
-            counts = collections.Counter()
-            for i, path in enumerate(files):
-                folder = os.path.join(work, "%d.%d" % (sm, i))
-                mods, lo, err = lower(a.lower, path, sm, folder)
-                if err:
-                    failures.append("sm_%d: %s: bf16shim-lower: %s" % (sm, path, err))
-                left.update(opcode(w) for w in lo)
-                counts["kernels left out"] += len(lo)
-                jobs = []
-                for label, ptx, rewritten in mods:
-                    counts["modules lowered"] += 1
-                    jobs.append((label, "parse", pool.submit(assemble, ptxas[sm], ids[sm], sm,
-                                                             ptx, False, cache)))
-                    if rewritten and a.assemble:
-                        counts["modules with rewrites"] += 1
-                        jobs.append((label, "assemble", pool.submit(
-                            assemble, ptxas[sm], ids[sm], sm, ptx, True, cache)))
-                for label, mode, fut in jobs:
-                    verdict, cached = fut.result()
-                    counts["ptxas runs cached" if cached else "ptxas runs"] += 1
-                    if verdict != "ok":
-                        failures.append("sm_%d: %s (%s): %s" % (sm, label, mode, verdict))
-                shutil.rmtree(folder, ignore_errors=True)
-            print("sm_%d (%s): %s" % (sm, ptxas[sm], ", ".join(
-                "%s %d" % (k, v) for k, v in sorted(counts.items()))))
-            for what, n in left.most_common(12):
-                print("  %5d kernels left out for %s" % (n, what))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+            jobs = {sm: [pool.submit(one_file, a, work, cache, ids, tool, sm, p) for p in files]
+                    for sm in targets}
+            for sm in targets:
+                left = collections.Counter()
+                counts = collections.Counter()
+                for fut in jobs[sm]:
+                    r = fut.result()
+                    counts["modules lowered"] += r["modules"]
+                    counts["with rewrites"] += r["rewritten"]
+                    counts["kernels left out"] += len(r["left"])
+                    counts["files from the cache"] += r["cached"]
+                    counts["seconds"] += r.get("seconds", 0) if not r["cached"] else 0
+                    left.update(opcode(w) for w in r["left"])
+                    failures += r["failures"]
+                print("sm_%d (%s): %s" % (sm, a.ptxas_by_sm[sm], ", ".join(
+                    "%s %d" % (k, v) for k, v in sorted(counts.items()))))
+                for what, n in left.most_common(12):
+                    print("  %5d kernels left out for %s" % (n, what))
     finally:
-        pool.shutdown()
         shutil.rmtree(work, ignore_errors=True)
-    print("%d files, %.0f s" % (len(files), time.time() - t0))
+    print("%d files, %d targets, %.0f s" % (len(files), len(targets), time.time() - t0))
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0

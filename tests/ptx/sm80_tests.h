@@ -37,5 +37,6 @@ int test_sm80_misc(int argc, char **argv);
 int test_sm80_memory(int argc, char **argv);
 int test_sm80_stmatrix(int argc, char **argv);
 int test_sm80_mma_types(int argc, char **argv);
+int test_sm80_cp_async_forms(int argc, char **argv);
 
 #endif

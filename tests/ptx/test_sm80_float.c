@@ -382,3 +382,59 @@ int test_sm80_stmatrix(int argc, char **argv)
 	CHECK_EQ(outs[0][3 * 4], in[0], "stmatrix .x4 on sm_90");
 	return 0;
 }
+
+/* ------------------------------------------------------------------ cp.async, as written */
+
+/* cp.async as CUTLASS's inline assembly writes it (cuSPARSELt's kernels): the size in hex,
+ * src-size in a register of a nested block declared without '%', one such block per copy
+ * (more blocks than the pass keeps declarations of, so they must be shared). */
+static char *cp_async_text(void)
+{
+	size_t cap = 65536;
+	char *t = malloc(cap);
+	int n = snprintf(t, cap, ".version 7.0\n.target sm_80\n.address_size 64\n"
+		".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n"
+		"\t.reg .b32 %%r<20>;\n\t.reg .b64 %%rd<10>;\n\t.shared .align 16 .b8 tile[8192];\n"
+		"\tmov.u32 %%r1, %%tid.x;\n\tld.param.u64 %%rd1, [pin];\n\tld.param.u64 %%rd2, [pout];\n"
+		"\tmul.wide.u32 %%rd3, %%r1, 8;\n\tadd.u64 %%rd4, %%rd1, %%rd3;\n"
+		"\tmov.u32 %%r2, tile;\n\tshl.b32 %%r3, %%r1, 3;\n\tadd.u32 %%r2, %%r2, %%r3;\n");
+	for (int i = 0; i < 300; i++)
+		n += snprintf(t + n, cap - n, "{\n.reg .pred p<1>;\n.reg .u32 src<1>;\n"
+			      "and.b32 src0, %%r1, %d;\nsetp.gt.u32 p0, src0, 0x0;\n"
+			      "selp.u32 src0, 0x8, 0, p0;\ncp.async.ca.shared.global [%%r2+%d], [%%rd4+%d], 0x08, src0;\n}\n",
+			      1 << (i % 5), (i % 8) * 1024, (i % 8) * 1024);
+	snprintf(t + n, cap - n, "\tcp.async.wait_all;\n\tbar.sync 0;\n"
+		 "\tmul.wide.u32 %%rd5, %%r1, 64;\n\tadd.u64 %%rd5, %%rd2, %%rd5;\n"
+		 "\tmov.u32 %%r4, tile;\n\tshl.b32 %%r5, %%r1, 6;\n\tadd.u32 %%r4, %%r4, %%r5;\n"
+		 "\tld.shared.v4.u32 {%%r6, %%r7, %%r8, %%r9}, [%%r4];\n\tst.global.v4.u32 [%%rd5], {%%r6, %%r7, %%r8, %%r9};\n"
+		 "\tld.shared.v4.u32 {%%r6, %%r7, %%r8, %%r9}, [%%r4+16];\n\tst.global.v4.u32 [%%rd5+16], {%%r6, %%r7, %%r8, %%r9};\n"
+		 "\tld.shared.v4.u32 {%%r6, %%r7, %%r8, %%r9}, [%%r4+32];\n\tst.global.v4.u32 [%%rd5+32], {%%r6, %%r7, %%r8, %%r9};\n"
+		 "\tld.shared.v4.u32 {%%r6, %%r7, %%r8, %%r9}, [%%r4+48];\n\tst.global.v4.u32 [%%rd5+48], {%%r6, %%r7, %%r8, %%r9};\n"
+		 "\tret;\n}\n");
+	return t;
+}
+
+int test_sm80_cp_async_forms(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	static uint32_t in[8192 / 4], outs[4][8192 / 4];
+	uint64_t seed = 3;
+	char *text = cp_async_text();
+	for (int i = 0; i < 8192 / 4; i++)
+		in[i] = (uint32_t)sim_rng(&seed);
+	for (int t = 0; t < 4; t++) {
+		sarg args[2] = { { sizeof in, in, NULL, 0 }, { sizeof outs[t], NULL, outs[t], 0 } };
+		srun R = { .kernel = "k", .grid = 1, .block = 128, .args = args, .nargs = 2 };
+		int sm = t ? sm80_targets[t - 1] : 80;
+		if (t ? sim_lower_run(text, sm, &R, NULL) : sim_run(text, strlen(text), sm, &R))
+			FAIL("cp.async as CUTLASS writes it, on sm_%d: %s", sm, R.err);
+	}
+	for (int t = 1; t < 4; t++)
+		for (int i = 0; i < 8192 / 4; i++)
+			if (outs[t][i] != outs[0][i]) {
+				CHECK_EQ(outs[t][i], outs[0][i], "word %d on sm_%d", i, sm80_targets[t - 1]);
+				break;
+			}
+	free(text);
+	return 0;
+}

@@ -92,6 +92,7 @@ static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "memory", test_sm80_memory },
 	{ "stmatrix", test_sm80_stmatrix },
 	{ "mma_types", test_sm80_mma_types },
+	{ "cp_async_forms", test_sm80_cp_async_forms },
 };
 
 /* Per family: the thread-instructions per launch of the originals (sm_80; sm_90 for the
