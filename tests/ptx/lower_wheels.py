@@ -20,12 +20,16 @@ a new bf16shim-lower hands ptxas only the modules it lowers differently.  Prints
 target, the modules lowered, the kernels left out by the instruction that keeps them out
 and the time taken, and every module ptxas refused; exits 1 if there is one.
 
-usage: lower_wheels.py --lower EXE --scan EXE --ptxas SM=PTXAS... [--cache DIR] [--jobs N]
-                       [--target SM...] [--assemble] PATH...
+usage: lower_wheels.py --lower EXE --scan EXE --ptxas SM=PTXAS... [--old-ptxas-in DIR]
+                       [--cache DIR] [--jobs N] [--target SM...] [--assemble] PATH...
+--old-ptxas-in: the folder of Python environments whose Triton bundles a CUDA 12 ptxas (the
+oldest is taken) for the targets --ptxas does not name.  BF16SHIM_WHEELS_CACHE, when set,
+names the cache folder instead of --cache.
 """
 import argparse
 import collections
 import concurrent.futures
+import glob
 import hashlib
 import json
 import os
@@ -59,6 +63,23 @@ def digest_file(path):
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def release(ptxas):
+    out = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"release (\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def old_ptxas(folder):
+    """The oldest CUDA 12 ptxas a Triton of the environments under folder bundles."""
+    found = []
+    for p in glob.glob(os.path.join(folder, "*", "lib", "python3*", "site-packages", "triton",
+                                    "backends", "nvidia", "bin", "ptxas")):
+        r = release(p) if os.access(p, os.X_OK) else None
+        if r and r[0] == 12:
+            found.append((r, p))
+    return min(found)[1] if found else None
 
 
 def ptxas_id(ptxas):
@@ -198,6 +219,7 @@ def main():
     ap.add_argument("--lower", required=True)
     ap.add_argument("--scan", required=True)
     ap.add_argument("--ptxas", action="append", default=[], help="SM=PTXAS")
+    ap.add_argument("--old-ptxas-in", default="")
     ap.add_argument("--cache", default="")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--target", action="append", type=int, default=[])
@@ -210,6 +232,10 @@ def main():
         if os.access(exe, os.X_OK):
             a.ptxas_by_sm[int(sm)] = exe
     targets = a.target or [75, 70, 61]
+    old = old_ptxas(a.old_ptxas_in) if a.old_ptxas_in else None
+    for sm in targets:
+        if sm not in a.ptxas_by_sm and sm < 75 and old:
+            a.ptxas_by_sm[sm] = old
     missing = [sm for sm in targets if sm not in a.ptxas_by_sm]
     if missing:
         print("SKIP: no ptxas for sm_%s" % ", sm_".join(map(str, missing)))
@@ -221,7 +247,7 @@ def main():
     if not files:
         print("SKIP: no GPU code under %s" % " ".join(a.paths))
         return 77
-    cache = Cache(a.cache)
+    cache = Cache(os.environ.get("BF16SHIM_WHEELS_CACHE", a.cache))
     ids = {sm: ptxas_id(a.ptxas_by_sm[sm]) for sm in targets}
     tool = digest_file(a.lower)
     t0 = time.time()

@@ -1,26 +1,27 @@
-/* lower.h: the PTX bf16 lowering pass (shared by `bf16shim lower` and the preload library).
+/* lower.h: the PTX lowering pass (shared by `bf16shim lower`, the ptxas wrapper, `bf16shim
+ * scan` and the preload library), and the one decision of when PTX needs it.
  *
- * ptx_lower() rewrites every bf16/bf16x2 instruction that needs a newer GPU than the
- * requested target (sm_80: cvt with f32, fma, min/max, neg/abs; sm_86: .xorsign.abs;
- * sm_90: add/sub/mul, setp/set, ex2/tanh, cvt with f16/f64/integers/bf16) into integer
- * and fp32 instructions that every GPU since sm_50 runs, with results bit-identical to the
- * instruction's definition (ties, subnormals, infinities and NaN included; NaN results are
- * the canonical 0x7fff / 0x7fffffff, bf16 -> f32 keeps NaN payloads like the shift that
- * cuda_bf16.hpp emits).  ex2.approx and tanh.approx are approximations by definition: they
- * become the f32 approximation rounded once to bf16.
+ * ptx_lower() rewrites every instruction that needs a newer GPU than the requested target
+ * into instructions the target has (doc/lowering.md lists them): bf16/bf16x2 arithmetic and
+ * conversions into integer and fp32 instructions that every GPU since sm_50 runs, with
+ * results bit-identical to the instruction's definition (ties, subnormals, infinities and
+ * NaN included; NaN results are the canonical 0x7fff / 0x7fffffff, bf16 -> f32 keeps NaN
+ * payloads like the shift that cuda_bf16.hpp emits), and the Ampere and Hopper families
+ * (rules_sm80.c).  ex2.approx and tanh.approx are approximations by definition.
  *
  * Each rewritten instruction becomes a `{ ... }` block with its own `.reg` temporaries, so
  * no function header changes.  A guarded instruction (@p / @!p) stays guarded: only the
- * writes to its destinations carry the guard.  `.target` is lowered to the requested
- * target when it is higher; `.version` never needs to change (the emitted instructions
- * exist since PTX ISA 2.x, and a lower target is valid under any version its original
- * target was).  Everything else is copied byte for byte; with nothing to lower and a
+ * writes to its destinations carry the guard.  Every instruction kept, and every one a
+ * block holds, is held against the target's column of the ISA table (isa.h): what the
+ * target lacks is reported.  `.target` is lowered to the requested target when it is
+ * higher, and `.version` to the lowest that holds what the output uses, when that is below
+ * the original's.  Everything else is copied byte for byte; with nothing to lower and a
  * `.target` not above the request, the output equals the input.
  *
  * The input is untrusted: any bytes are accepted (NUL included), nothing is read past len,
  * there is no recursion, and the work is linear in the input.  Instructions that cannot be
- * lowered (bf16 mma, wgmma, atom/red .bf16, cp.async, ...) are kept as they are and
- * reported with their line; the output is still produced.
+ * lowered (wgmma, cp.async.bulk, ...) are kept as they are and reported with their line;
+ * the output is still produced.
  */
 #ifndef BF16SHIM_PTX_LOWER_H
 #define BF16SHIM_PTX_LOWER_H
