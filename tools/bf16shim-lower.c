@@ -235,13 +235,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: %s\n", prog, in_path, ptx_lower_status_name(st));
 		return st == PTX_LOWER_ETOOBIG ? 3 : 2;
 	}
-	for (unsigned i = 0; i < rep.n_issues && i < PTX_LOWER_MAX_ISSUES; i++) {
+	for (unsigned i = 0; i < rep.n_listed; i++) {
 		const struct ptx_lower_issue *is = &rep.issues[i];
 		fprintf(stderr, "%s: line %u: cannot lower '%s' (needs sm_%d: %s)\n", in_path,
 			is->line, is->what, is->need_sm, is->why);
 	}
-	if (rep.n_issues > PTX_LOWER_MAX_ISSUES)
-		fprintf(stderr, "%s: ... and %u more\n", in_path, rep.n_issues - PTX_LOWER_MAX_ISSUES);
+	if (rep.n_issues > rep.n_listed)
+		fprintf(stderr, "%s: ... and %u more\n", in_path, rep.n_issues - rep.n_listed);
 	if (verbose) {
 		fprintf(stderr, "%s: lowered %u instruction(s) for sm_%d", in_path, rep.lowered,
 			target);

@@ -271,13 +271,15 @@ int test_sm80_misc(int argc, char **argv)
  * relaxed stores, and fences; one warp per block and blocks in order, so the words come out
  * the same on every target. */
 static const char memory_text[] =
-	".version 8.0\n.target sm_80\n.address_size 64\n"
+	".version 8.6\n.target sm_80\n.address_size 64\n"
 	".visible .entry k(.param .u64 pc, .param .u64 pout)\n{\n"
 	"\t.reg .b32 %r<20>;\n\t.reg .b64 %rd<8>;\n\t.reg .pred %p<3>;\n"
-	"\t.shared .align 4 .b8 s[128];\n"
+	"\t.shared .align 4 .b8 s[128];\n\t.local .align 4 .b8 l[8];\n"
 	"\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %ctaid.x;\n\tmad.lo.u32 %r3, %r2, 32, %r1;\n"
 	"\tld.param.u64 %rd1, [pc];\n\tld.param.u64 %rd2, [pout];\n"
 	"\tmul.wide.u32 %rd3, %r3, 32;\n\tadd.u64 %rd3, %rd2, %rd3;\n"
+	"\tst.release.cta.local.u32 [l+4], %r3;\n\tld.acquire.gpu.local.u32 %r15, [l+4];\n"
+	"\tfence.acquire.gpu;\n\tfence.release.cta;\n"
 	"\tatom.add.release.gpu.global.u32 %r4, [%rd1], %r3;\n"
 	"\tatom.acq_rel.sys.global.add.u32 %r5, [%rd1+4], 1;\n"
 	"\tatom.relaxed.cta.global.max.s32 %r6, [%rd1+8], %r3;\n"
@@ -292,6 +294,7 @@ static const char memory_text[] =
 	"\tsetp.lt.u32 %p1, %r1, 16;\n\t@%p1 st.release.gpu.global.u32 [%rd3+28], %r14;\n"
 	"\tst.global.v4.u32 [%rd3], {%r4, %r5, %r6, %r7};\n"
 	"\tst.global.v2.u32 [%rd3+16], {%r8, %r9};\n\tst.global.u32 [%rd3+24], %r14;\n"
+	"\tsetp.ne.u32 %p2, %r15, %r3;\n\t@%p2 st.global.u32 [%rd3+28], 99;\n"
 	"\tret;\n}\n";
 
 int test_sm80_memory(int argc, char **argv)

@@ -176,6 +176,34 @@ int test_text_issues(int argc, char **argv)
 	return 0;
 }
 
+/* Listing by function (what leaving kernels out needs): the first issue of each function,
+ * in order, however many each holds; n_issues still counts them all. */
+int test_text_by_function(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	static const char in[] =
+		".version 8.0\n.target sm_90\n"
+		".visible .entry a()\n{\n\twgmma.fence.sync.aligned;\n\twgmma.fence.sync.aligned;\n}\n"
+		".visible .entry b()\n{\n\tret;\n}\n"
+		".visible .entry c()\n{\n\telect.sync %r1|%p1, 0xffffffff;\n"
+		"\twgmma.fence.sync.aligned;\n}\n";
+	char *out;
+	size_t olen;
+	struct ptx_lower_report rep;
+	int st = ptx_lower_by_function(in, sizeof(in) - 1, 75, &out, &olen, &rep);
+	CHECK_EQ(st, PTX_LOWER_PARTIAL, "status");
+	CHECK_EQ(rep.n_issues, 4, "issues counted");
+	CHECK_EQ(rep.n_listed, 2, "issues listed");
+	CHECK_EQ(rep.issues[0].line, 5, "a's first");
+	CHECK_EQ(rep.issues[1].line, 14, "c's first");
+	free(out);
+	st = lower(in, sizeof(in) - 1, 75, &out, &olen, &rep);
+	CHECK(rep.n_listed == 4 && rep.issues[3].line == 15, "ptx_lower lists every issue: %u",
+	      rep.n_listed);
+	free(out);
+	return 0;
+}
+
 int test_text_bounds(int argc, char **argv)
 {
 	(void)argc, (void)argv;

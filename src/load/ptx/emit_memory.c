@@ -3,11 +3,13 @@
  * targets, which have volatile accesses, scoped atomics (sm_60) and membar instead.  The
  * mapping is the one libcu++ uses for its atomics below sm_70
  * (cuda/std/__atomic/functions/cuda_ptx_generated.h):
- *   fence.sc / fence.acq_rel .scope          membar.{cta,gl,sys}
+ *   fence.sc / .acq_rel / .acquire / .release .scope
+ *                                             membar.{cta,gl,sys}
  *   ld.relaxed.scope                          ld.volatile
  *   ld.acquire.scope                          ld.volatile; membar
  *   st.relaxed.scope                          st.volatile
  *   st.release.scope                          membar; st.volatile
+ * (on .local memory, which no other thread sees, plain accesses: volatile does not apply)
  *   atom/red .relaxed / .acquire / .release / .acq_rel .scope
  *                                             the scoped atomic, preceded by membar for
  *                                             .release and .acq_rel, followed by it for
@@ -68,7 +70,7 @@ static int mem_form(const pinst *I, memform *f)
 		return -1;
 	if ((f->load && strcmp(f->sem, "relaxed") && strcmp(f->sem, "acquire")) ||
 	    (f->store && strcmp(f->sem, "relaxed") && strcmp(f->sem, "release")) ||
-	    (f->fence && strcmp(f->sem, "sc") && strcmp(f->sem, "acq_rel")) ||
+	    (f->fence && !strcmp(f->sem, "relaxed")) ||
 	    (f->atomic && !strcmp(f->sem, "sc")))
 		return -1;
 	return 0;
@@ -96,7 +98,7 @@ int ptxl_build_memory(iseq *S, const pinst *I, const pmods *M)
 	iarg a[IR_MAX_ARGS];
 	int before, after;
 
-	int nops = I->nops, hint = 0;
+	int nops = I->nops, hint = 0, local = 0;
 
 	if (mem_form(I, &f) || I->nops > IR_MAX_ARGS)
 		return -1;
@@ -111,6 +113,8 @@ int ptxl_build_memory(iseq *S, const pinst *I, const pmods *M)
 	/* the opcode without its semantics (and, for ld/st, scope and cache operator): a
 	 * volatile access or a scoped atomic */
 	op[0] = 0;
+	for (int i = 1; i < I->nwords; i++)
+		local |= !strcmp(I->word[i], "local");
 	for (int i = 0; i < I->nwords; i++) {
 		const char *w = I->word[i];
 		size_t len = strlen(w);
@@ -122,7 +126,7 @@ int ptxl_build_memory(iseq *S, const pinst *I, const pmods *M)
 		if (n + len + 10 > sizeof op)
 			return -1;
 		n += (size_t)snprintf(op + n, sizeof op - n, "%s%s", i ? "." : "", w);
-		if (i == 0 && !f.atomic)
+		if (i == 0 && !f.atomic && !local)
 			n += (size_t)snprintf(op + n, sizeof op - n, ".volatile");
 	}
 	nops -= hint;

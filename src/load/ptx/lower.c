@@ -85,8 +85,8 @@ static void add_issue(work *W, struct ptx_lower_report *R, unsigned line, int sm
 	int listed = W->by_function && W->func >= 0 && W->func == W->listed_func;
 
 	W->listed_func = W->func;
-	if (R->n_issues < PTX_LOWER_MAX_ISSUES && !listed) {
-		struct ptx_lower_issue *is = &R->issues[R->n_issues];
+	if (R->n_listed < PTX_LOWER_MAX_ISSUES && !listed) {
+		struct ptx_lower_issue *is = &R->issues[R->n_listed];
 		is->line = line;
 		is->need_sm = sm;
 		snprintf(is->what, sizeof(is->what), "%s", what);
