@@ -278,7 +278,11 @@ static const char memory_text[] =
 	"\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %ctaid.x;\n\tmad.lo.u32 %r3, %r2, 32, %r1;\n"
 	"\tld.param.u64 %rd1, [pc];\n\tld.param.u64 %rd2, [pout];\n"
 	"\tmul.wide.u32 %rd3, %r3, 32;\n\tadd.u64 %rd3, %rd2, %rd3;\n"
-	"\tst.release.cta.local.u32 [l+4], %r3;\n\tld.acquire.gpu.local.u32 %r15, [l+4];\n"
+	/* generic addresses of local, shared and global memory */
+	"\tmov.u64 %rd6, l;\n\tcvta.local.u64 %rd6, %rd6;\n\tst.relaxed.cta.u32 [%rd6+4], %r3;\n"
+	"\tld.relaxed.gpu.u32 %r15, [%rd6+4];\n"
+	"\tmov.u64 %rd7, s;\n\tcvta.shared.u64 %rd7, %rd7;\n\tld.acquire.cta.u32 %r16, [%rd7+64];\n"
+	"\tst.relaxed.gpu.u32 [%rd1+20], %r16;\n"
 	"\tfence.acquire.gpu;\n\tfence.release.cta;\n"
 	"\tatom.add.release.gpu.global.u32 %r4, [%rd1], %r3;\n"
 	"\tatom.acq_rel.sys.global.add.u32 %r5, [%rd1+4], 1;\n"

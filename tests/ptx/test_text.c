@@ -204,6 +204,28 @@ int test_text_by_function(int argc, char **argv)
 	return 0;
 }
 
+/* A volatile access to local memory (PTX ISA 9.1: CUDA 13.0's ptxas takes it for no
+ * target) becomes a plain one, on every target. */
+int test_text_volatile_local(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	static const char in[] = ".version 9.2\n.target sm_120\n.visible .entry k()\n{\n"
+				 "\t.local .align 8 .b8 l[8];\n\tst.volatile.local.b64 [l], %rd1;\n"
+				 "\tld.volatile.local.u32 %r1, [l+4];\n}\n";
+	static const int targets[] = { 90, 75, 61 };
+	for (int i = 0; i < 3; i++) {
+		char *out;
+		size_t olen;
+		struct ptx_lower_report rep;
+		int st = lower(in, sizeof(in) - 1, targets[i], &out, &olen, &rep);
+		CHECK(st == PTX_LOWER_OK && strstr(out, "\tst.local.b64 [l], %rd1;") &&
+		      strstr(out, "\tld.local.u32 %r1, [l+4];") && !strstr(out, "\tst.volatile"),
+		      "sm_%d: %d\n%s", targets[i], st, out ? out : "");
+		free(out);
+	}
+	return 0;
+}
+
 int test_text_bounds(int argc, char **argv)
 {
 	(void)argc, (void)argv;
