@@ -26,35 +26,14 @@
 #include <string.h>
 
 #include "../shim/client.h"
+#include "paths.h"
 
 #define THREADS 128
 #define BLOCKS 4
 
-typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t,
-			   CUdriverProcAddressQueryResult *);
-typedef CUresult (*load_fn)(CUmodule *, const void *);
 typedef CUresult (*library_load_fn)(CUlibrary *, const void *, CUjit_option *, void **,
 				    unsigned, CUlibraryOption *, void **, unsigned);
 
-static const char *expect;
-static int failures;
-
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			printf("FAIL line %d: %s: ", __LINE__, #cond);                     \
-			printf(__VA_ARGS__);                                               \
-			printf("\n");                                                      \
-			failures++;                                                        \
-		}                                                                          \
-	} while (0)
-
-static const char *name_of(CUresult r)
-{
-	const char *s = NULL;
-	cuGetErrorName(r, &s);
-	return s ? s : "?";
-}
 
 static uint32_t rnd(void)
 {

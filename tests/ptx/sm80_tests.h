@@ -21,6 +21,13 @@ uint16_t sm80_bf16_add(uint16_t a, uint16_t b);   /* round to nearest even, NaN 
  * outs[t][i] receives argument i's buffer after run t (t = 0: sm_80; NULL: not kept).
  * Returns the number of runs that failed (each reported). */
 int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4]);
+/* The same with the original on sm0 (sm_90 for what needs it), keeping argument out's
+ * buffer of each run in outs[t] (allocated; the caller frees them).  Returns the number of
+ * runs that failed. */
+int sm80_run_on(const char *text, int sm0, srun *R, int out, uint32_t *outs[4]);
+/* Whether each target's n words equal the original's; the first that differs is reported
+ * with what. */
+int sm80_same_words(uint32_t *const outs[4], size_t n, const char *what);
 
 int test_sm80_mma(int argc, char **argv);
 int test_sm80_ldmatrix(int argc, char **argv);

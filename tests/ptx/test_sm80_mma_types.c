@@ -54,35 +54,16 @@ static char *kernel(const char *version, const char *target, const char *mma, in
 	return t;
 }
 
-/* Runs text with the operands on sm (0: the original's) and the three targets; 0 when every
- * target's D equals the original's. */
+/* Runs text with the operands, the original on sm0 and lowered on the three targets; 0
+ * when every target's D equals the original's. */
 static int compare(const char *what, const char *text, int sm0, const void *a, const void *b,
 		   const void *c, size_t asz, size_t bsz, size_t csz, size_t dsz)
 {
-	void *d[4];
-	int bad = 0;
-	for (int t = 0; t < 4; t++) {
-		sarg args[4] = { { asz, a, NULL, 0 }, { bsz, b, NULL, 0 }, { csz, c, NULL, 0 },
-				 { dsz, NULL, NULL, 0 } };
-		srun R = { .kernel = "k", .grid = 1, .block = 32, .args = args, .nargs = 4 };
-		int sm = t ? sm80_targets[t - 1] : sm0;
-		d[t] = calloc(1, dsz);
-		args[3].out = d[t];
-		if (t ? sim_lower_run(text, sm, &R, NULL) : sim_run(text, strlen(text), sm, &R)) {
-			FAIL("%s on sm_%d: %s", what, sm, R.err);
-			bad = 1;
-		}
-	}
-	for (int t = 1; t < 4; t++) {
-		const uint32_t *x = d[t], *y = d[0];
-		for (size_t i = 0; i < dsz / 4; i++)
-			if (x[i] != y[i]) {
-				FAIL("%s on sm_%d: word %zu is %#x, want %#x", what, sm80_targets[t - 1],
-				     i, x[i], y[i]);
-				bad = 1;
-				break;
-			}
-	}
+	sarg args[4] = { { asz, a, NULL, 0 }, { bsz, b, NULL, 0 }, { csz, c, NULL, 0 },
+			 { dsz, NULL, NULL, 0 } };
+	srun R = { .kernel = "k", .grid = 1, .block = 32, .args = args, .nargs = 4 };
+	uint32_t *d[4];
+	int bad = sm80_run_on(text, sm0, &R, 3, d) || !sm80_same_words(d, dsz / 4, what);
 	for (int t = 0; t < 4; t++)
 		free(d[t]);
 	return bad;

@@ -1,6 +1,7 @@
-/* test_sm80_float.c: the floating-point lowerings without bf16 (emit_float.c) and the
- * sm_90 special registers (emit_sreg.c).  The originals run on simulated sm_90 (which takes
- * every form: .xorsign.abs needs sm_86), the lowered texts on sm_75, sm_70 and sm_61.
+/* test_sm80_more.c: the lowerings of emit_float.c, emit_sreg.c, emit_memory.c, stmatrix and
+ * cp.async as inline assembly writes it.  The originals run on simulated sm_90 (which
+ * takes every form: .xorsign.abs needs sm_86) or sm_80, the lowered texts on sm_75, sm_70
+ * and sm_61.
  *
  * minmax: min/max .NaN and .xorsign.abs on f32, every f16 and f16x2 form with .ftz, on
  *   pairs of special values (NaN with payloads, infinities, signed zeros, subnormals of
@@ -10,7 +11,10 @@
  *   value (relative 2^-11 for tanh.approx.f32), and for f32 within 2^-16 of it; signs, NaN
  *   and infinities as tanh has them.
  * misc: griddepcontrol.wait/.launch_dependents, fence.proxy.async, and the cluster
- *   registers and %aggr_smem_size through mov and cvt: the same words as on sm_90. */
+ *   registers and %aggr_smem_size through mov and cvt: the same words as on sm_90.
+ * memory: the .sem/.scope forms of sm_70 (global, shared, local, generic addresses) and the
+ *   fences: the same words as on sm_80.
+ * stmatrix, cp_async_forms: bit-identical data movement. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,17 +101,11 @@ int test_sm80_float(int argc, char **argv)
 	char *text = minmax_kernel();
 	uint32_t *outs[4];
 
+	sarg args[3] = { { sizeof a, a, NULL, 0 }, { sizeof b, b, NULL, 0 },
+			 { (size_t)N * WORDS * 4, NULL, NULL, 0 } };
+	srun R = { .kernel = "k", .grid = N / 128, .block = 128, .args = args, .nargs = 3 };
 	minmax_inputs(a, b);
-	for (int t = 0; t < 4; t++) {
-		sarg args[3] = { { sizeof a, a, NULL, 0 }, { sizeof b, b, NULL, 0 },
-				 { (size_t)N * WORDS * 4, NULL, NULL, 0 } };
-		srun R = { .kernel = "k", .grid = N / 128, .block = 128, .args = args, .nargs = 3 };
-		int sm = t ? sm80_targets[t - 1] : 90;
-		outs[t] = calloc(N, WORDS * 4);
-		args[2].out = outs[t];
-		if (t ? sim_lower_run(text, sm, &R, NULL) : sim_run(text, strlen(text), sm, &R))
-			FAIL("min/max on sm_%d: %s", sm, R.err);
-	}
+	sm80_run_on(text, 90, &R, 2, outs);
 	for (int t = 1; t < 4; t++)
 		for (int i = 0; i < N * WORDS; i++) {
 			int f = i % WORDS;
@@ -245,22 +243,19 @@ static const char misc_text[] =
 int test_sm80_misc(int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	static uint32_t outs[4][6 * 64 * 12];
-	for (int t = 0; t < 4; t++) {
-		sarg args[1] = { { sizeof outs[t], NULL, outs[t], 0 } };
-		srun R = { .kernel = "k", .grid = 6, .block = 64, .args = args, .nargs = 1 };
-		int sm = t ? sm80_targets[t - 1] : 90;
-		if (t ? sim_lower_run(misc_text, sm, &R, NULL) : sim_run(misc_text, sizeof misc_text - 1, sm, &R))
-			FAIL("griddepcontrol, fence.proxy, cluster registers on sm_%d: %s", sm, R.err);
+	uint32_t *outs[4];
+	sarg args[1] = { { 6 * 64 * 12 * 4, NULL, NULL, 0 } };
+	srun R = { .kernel = "k", .grid = 6, .block = 64, .args = args, .nargs = 1 };
+	if (!sm80_run_on(misc_text, 90, &R, 0, outs)) {
+		for (int t = 0; t < 4; t++)      /* the total's allocation unit differs: not it */
+			for (int i = 10; i < 6 * 64 * 12; i += 12)
+				outs[t][i] = 0;
+		sm80_same_words(outs, 6 * 64 * 12, "griddepcontrol, fence.proxy, cluster registers");
+		CHECK_EQ(outs[0][5 * 12], 1u, "the guarded read of %%cluster_nctarank on sm_90");
+		CHECK_EQ(outs[0][9], 1u, "%%aggr_smem_size: the total and the system's 1 KB on sm_90");
 	}
-	for (int t = 1; t < 4; t++)
-		for (int i = 0; i < 6 * 64 * 12; i++)
-			if (outs[t][i] != outs[0][i] && i % 12 != 10) {   /* the total: unit differs */
-				CHECK_EQ(outs[t][i], outs[0][i], "word %d on sm_%d", i, sm80_targets[t - 1]);
-				break;
-			}
-	CHECK_EQ(outs[0][5 * 12], 1u, "the guarded read of %%cluster_nctarank on sm_90");
-	CHECK_EQ(outs[0][9], 1u, "%%aggr_smem_size: the total and the system's 1 KB on sm_90");
+	for (int t = 0; t < 4; t++)
+		free(outs[t]);
 	return 0;
 }
 
@@ -304,26 +299,21 @@ static const char memory_text[] =
 int test_sm80_memory(int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	static uint32_t counters[4][8], outs[4][4 * 32 * 8];
+	uint32_t *counters[4], *outs[4];
+	sarg args[2] = { { 8 * 4, NULL, NULL, 0 }, { 4 * 32 * 8 * 4, NULL, NULL, 0 } };
+	srun R = { .kernel = "k", .grid = 4, .block = 32, .args = args, .nargs = 2 };
+	/* the counters of one run, the words of another: the same kernel, the same order */
+	if (!sm80_run_on(memory_text, 80, &R, 0, counters) &&
+	    !sm80_run_on(memory_text, 80, &R, 1, outs)) {
+		sm80_same_words(counters, 8, "the memory model's counters");
+		sm80_same_words(outs, 4 * 32 * 8, "the memory model's loads");
+		CHECK_EQ(counters[0][0], 127u * 128 / 2, "the release adds on sm_80");
+		CHECK_EQ(counters[0][3], 256u, "the relaxed reductions on sm_80");
+	}
 	for (int t = 0; t < 4; t++) {
-		sarg args[2] = { { sizeof counters[t], NULL, counters[t], 0 },
-				 { sizeof outs[t], NULL, outs[t], 0 } };
-		srun R = { .kernel = "k", .grid = 4, .block = 32, .args = args, .nargs = 2 };
-		int sm = t ? sm80_targets[t - 1] : 80;
-		if (t ? sim_lower_run(memory_text, sm, &R, NULL) : sim_run(memory_text, sizeof memory_text - 1, sm, &R))
-			FAIL("the memory model's forms on sm_%d: %s", sm, R.err);
+		free(counters[t]);
+		free(outs[t]);
 	}
-	for (int t = 1; t < 4; t++) {
-		for (int i = 0; i < 8; i++)
-			CHECK_EQ(counters[t][i], counters[0][i], "counter %d on sm_%d", i, sm80_targets[t - 1]);
-		for (int i = 0; i < 4 * 32 * 8; i++)
-			if (outs[t][i] != outs[0][i]) {
-				CHECK_EQ(outs[t][i], outs[0][i], "word %d on sm_%d", i, sm80_targets[t - 1]);
-				break;
-			}
-	}
-	CHECK_EQ(counters[0][0], 127u * 128 / 2, "the release adds on sm_80");
-	CHECK_EQ(counters[0][3], 256u, "the relaxed reductions on sm_80");
 	return 0;
 }
 
@@ -368,25 +358,20 @@ static const char stmatrix_text[] =
 int test_sm80_stmatrix(int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	static uint32_t in[64 * 4], outs[4][64 * 8 * 3];
+	static uint32_t in[64 * 4];
+	uint32_t *outs[4];
 	uint64_t seed = 9;
+	sarg args[2] = { { sizeof in, in, NULL, 0 }, { 64 * 8 * 3 * 4, NULL, NULL, 0 } };
+	srun R = { .kernel = "k", .grid = 1, .block = 64, .args = args, .nargs = 2 };
 	for (int i = 0; i < 64 * 4; i++)
 		in[i] = (uint32_t)sim_rng(&seed);
-	for (int t = 0; t < 4; t++) {
-		sarg args[2] = { { sizeof in, in, NULL, 0 }, { sizeof outs[t], NULL, outs[t], 0 } };
-		srun R = { .kernel = "k", .grid = 1, .block = 64, .args = args, .nargs = 2 };
-		int sm = t ? sm80_targets[t - 1] : 90;
-		if (t ? sim_lower_run(stmatrix_text, sm, &R, NULL) : sim_run(stmatrix_text, sizeof stmatrix_text - 1, sm, &R))
-			FAIL("stmatrix on sm_%d: %s", sm, R.err);
+	if (!sm80_run_on(stmatrix_text, 90, &R, 1, outs)) {
+		sm80_same_words(outs, 64 * 8 * 3, "stmatrix");
+		/* sm_90 itself: lane 0's first register is row 0 of matrix 0, at tile row 3. */
+		CHECK_EQ(outs[0][3 * 4], in[0], "stmatrix .x4 on sm_90");
 	}
-	for (int t = 1; t < 4; t++)
-		for (int i = 0; i < 64 * 8 * 3; i++)
-			if (outs[t][i] != outs[0][i]) {
-				CHECK_EQ(outs[t][i], outs[0][i], "word %d on sm_%d", i, sm80_targets[t - 1]);
-				break;
-			}
-	/* sm_90 itself: lane 0's first register is row 0 of matrix 0, at tile row 3. */
-	CHECK_EQ(outs[0][3 * 4], in[0], "stmatrix .x4 on sm_90");
+	for (int t = 0; t < 4; t++)
+		free(outs[t]);
 	return 0;
 }
 
@@ -424,24 +409,18 @@ static char *cp_async_text(void)
 int test_sm80_cp_async_forms(int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	static uint32_t in[8192 / 4], outs[4][8192 / 4];
+	static uint32_t in[8192 / 4];
+	uint32_t *outs[4];
 	uint64_t seed = 3;
 	char *text = cp_async_text();
+	sarg args[2] = { { sizeof in, in, NULL, 0 }, { 8192, NULL, NULL, 0 } };
+	srun R = { .kernel = "k", .grid = 1, .block = 128, .args = args, .nargs = 2 };
 	for (int i = 0; i < 8192 / 4; i++)
 		in[i] = (uint32_t)sim_rng(&seed);
-	for (int t = 0; t < 4; t++) {
-		sarg args[2] = { { sizeof in, in, NULL, 0 }, { sizeof outs[t], NULL, outs[t], 0 } };
-		srun R = { .kernel = "k", .grid = 1, .block = 128, .args = args, .nargs = 2 };
-		int sm = t ? sm80_targets[t - 1] : 80;
-		if (t ? sim_lower_run(text, sm, &R, NULL) : sim_run(text, strlen(text), sm, &R))
-			FAIL("cp.async as CUTLASS writes it, on sm_%d: %s", sm, R.err);
-	}
-	for (int t = 1; t < 4; t++)
-		for (int i = 0; i < 8192 / 4; i++)
-			if (outs[t][i] != outs[0][i]) {
-				CHECK_EQ(outs[t][i], outs[0][i], "word %d on sm_%d", i, sm80_targets[t - 1]);
-				break;
-			}
+	if (!sm80_run_on(text, 80, &R, 1, outs))
+		sm80_same_words(outs, 8192 / 4, "cp.async as CUTLASS writes it");
+	for (int t = 0; t < 4; t++)
+		free(outs[t]);
 	free(text);
 	return 0;
 }
