@@ -105,7 +105,7 @@ void deep_keep_mapping(struct scan *s, void *map, size_t len)
 }
 
 void deep_request(struct scan *s, int f, const struct fb_container *c,
-		  const struct fb_entry *e, int a, long kernels)
+		  const struct fb_entry *e, int a, int sm, long kernels)
 {
 	struct deep *d = deep_of(s);
 	struct item *it = d->nitems ? &d->items[d->nitems - 1] : NULL;
@@ -125,10 +125,10 @@ void deep_request(struct scan *s, int f, const struct fb_container *c,
 		it->entries = -1;
 		d->bytes_total += e->bytes;
 	}
-	for (t = 0; t < it->ntargets && it->sm[t] != s->opt.archs[a]; t++)
+	for (t = 0; t < it->ntargets && it->sm[t] != sm; t++)
 		;
 	if (t == it->ntargets)
-		it->sm[it->ntargets++] = s->opt.archs[a];
+		it->sm[it->ntargets++] = sm;
 	if (d->nreq == d->cap_req) {
 		d->cap_req = d->cap_req ? 2 * d->cap_req : 256;
 		d->req = scan_xrealloc(d->req, (size_t)d->cap_req * sizeof *d->req);
