@@ -33,7 +33,7 @@ typedef struct arch_row {
 /* How ptxas words a row: the noun when the target is too old, when the PTX ISA is, whether
  * the PTX ISA message comes first, and whether the target is named without "sm_". */
 enum { K_FEATURE, K_INSTRUCTION, K_MODIFIER, K_REMOVED, K_MODFEAT, K_FEATVER, K_MODVER,
-       K_INSN_BARE };
+       K_INSN_BARE, K_INSNFEAT };
 static const struct {
 	const char *noun, *ver_noun;
 	uint8_t ver_first, bare;
@@ -46,6 +46,7 @@ static const struct {
 	[K_FEATVER] = { "Feature", "Feature", 1, 0 },
 	[K_MODVER] = { "Modifier", "Modifier", 1, 0 },
 	[K_INSN_BARE] = { "Instruction", "Instruction", 0, 1 },
+	[K_INSNFEAT] = { "Instruction", "Feature", 0, 0 },
 };
 
 #define OPS(...) ((const uint16_t[]){ __VA_ARGS__, 0 })
@@ -142,8 +143,10 @@ static const arch_row rows[] = {
 	{ OPS(OP_fence), 0, 0, 0, W_alias, 0, 70, 75, K_MODIFIER, ".alias", "PTX ISA 9.7.13.4", 0 },
 	{ OPS(OP_fence), 0, 0, 0, W_proxy, 0, 70, 75, 0, "fence.proxy", "PTX ISA 9.7.13.4", 0 },
 	{ OPS(OP_fence), 0, 0, 0, W_async, 0, 90, 80, K_MODIFIER, ".async", "PTX ISA 9.7.13.4", 0 },
-	{ OPS(OP_nanosleep), 0, 0, 0, 0, 0, 70, 63, K_INSTRUCTION, "nanosleep",
-	  "PTX ISA 9.7.19.4", 0 },
+	/* The ISA says PTX ISA 6.3; ptxas 12.4 takes 6.2 ("Feature 'nanosleep' requires PTX
+	 * ISA .version 6.2 or later"), as lowered code for sm_70 may declare. */
+	{ OPS(OP_nanosleep), 0, 0, 0, 0, 0, 70, 62, K_INSNFEAT, "nanosleep",
+	  "PTX ISA 9.7.19.4; ptxas 12.4", 0 },
 	{ OPS(OP_griddepcontrol), 0, 0, 0, W_wait, 0, 90, 78, K_MODIFIER, ".wait",
 	  "PTX ISA 9.7.15", 0 },
 	{ OPS(OP_griddepcontrol), 0, 0, 0, W_launch_dependents, 0, 90, 78, K_MODIFIER,
