@@ -184,7 +184,8 @@ const char *ptxas_identity(const struct ptxas *p, int sm);
 /* The lowered PTX (len bytes) through the ptxas for sm: NULL when it takes it, else its
  * first complaint, whole (free it). */
 char *ptxas_check(const struct ptxas *p, int sm, const char *ptx, size_t len);
-/* One line for the report: which ptxas checks which target, or why none does. */
+/* One line for the report: that the ISA table holds every lowered module, and which ptxas
+ * checks which target, or why none does. */
 void ptxas_describe(const struct ptxas *p, const int *archs, int narchs, char *buf, size_t len);
 
 /* alike.c: alternative builds (libx_cuda118.so beside libx_cuda124.so) and files alike. */

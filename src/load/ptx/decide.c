@@ -61,8 +61,11 @@ int ptx_lower_for(int ptx_target, int device_sm)
 	return ptx_target > 0 && device_sm > 0 && ptx_target > device_sm ? device_sm : 0;
 }
 
-/* Whether some statement of the text needs a newer architecture than sm. */
-static int holds_newer(const char *s, size_t n, int sm)
+/* The line of the first statement of the text that a module for sm declaring version
+ * cannot hold (*need says what it needs, *at where the statement starts), 0 when there is
+ * none. */
+static unsigned first_refused(const char *s, size_t n, int sm, int version,
+			      struct ptx_isa_need *need, size_t *at)
 {
 	ptx_cursor S;
 	ptx_stmt st;
@@ -70,9 +73,20 @@ static int holds_newer(const char *s, size_t n, int sm)
 	ptxl_statements_init(&S, s, n);
 	while (ptxl_next_statement(&S, &st))
 		if ((st.kind == ST_INSN || st.kind == ST_DIRECTIVE) &&
-		    !ptx_isa_takes(sm, 1000, s + st.start, st.end - st.start, NULL))
-			return 1;
+		    !ptx_isa_takes(sm, version, s + st.start, st.end - st.start, need)) {
+			*at = st.start;
+			return st.line ? st.line : 1;
+		}
 	return 0;
+}
+
+unsigned ptx_text_refused(const char *s, size_t n, int sm, struct ptx_isa_need *need,
+			  size_t *at)
+{
+	int version = s ? ptx_text_version(s, n) : 0;
+	size_t local;
+
+	return s ? first_refused(s, n, sm, version ? version : 1000, need, at ? at : &local) : 0;
 }
 
 int ptx_text_lower_for(const char *s, size_t n, int device_sm)
@@ -83,5 +97,7 @@ int ptx_text_lower_for(const char *s, size_t n, int device_sm)
 		return 0;
 	if (target > device_sm)
 		return device_sm;
-	return holds_newer(s, n, target) ? target : 0;
+	size_t at;
+
+	return first_refused(s, n, target, 1000, NULL, &at) ? target : 0;
 }

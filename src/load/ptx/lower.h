@@ -119,6 +119,13 @@ int ptx_text_lower_for(const char *text, size_t len, int device_sm);
  * it has none. */
 int ptx_text_target(const char *text, size_t len, int *suffix);
 int ptx_text_version(const char *text, size_t len);
+/* The ISA table's word on a whole text for sm_<sm>, under the .version it declares: the
+ * line of the first statement the target cannot take (*need says what it needs, *at where
+ * the statement starts; either may be NULL), or 0 when it takes them all.  What `bf16shim
+ * scan --deep` holds every lowered module against. */
+struct ptx_isa_need;
+unsigned ptx_text_refused(const char *text, size_t len, int sm, struct ptx_isa_need *need,
+			  size_t *at);
 
 /* The same, listing only the first issue of each function (n_issues still counts them
  * all): what leaving functions out of a module needs (lower_module.c). */
