@@ -5,20 +5,18 @@
  * lowers its PTX on its way into the driver, by the library's own decision (ptx_lower_for,
  * ptx_text_lower_for): PTX text that its package hands the driver (load/loaders.c), or a
  * fatbin whose only code the GPU could run is PTX for a newer GPU (load/fatload.c:
- * fb_choose_lowering).  Without --deep
- * that is a prediction ("can be lowered"); with it, deep.c lowers the PTX as the library
- * would and says which kernels are left out, and what the target's tools refuse.  A module
- * with code only for other GPUs on purpose (sm_90a, sm_100f) is not a failure: the library
- * it belongs to picks another kernel here.  A file cannot run when none of its modules
- * does; when some of its kernels have nothing for the GPU it runs partly, which is how
- * libraries that choose their kernels by GPU (cuBLAS, cuDNN, cuFFT) are built, so that
- * alone is not a failure. */
+ * fb_choose_lowering).  Without --deep that is a prediction ("can be lowered"); with it,
+ * deep.c lowers the PTX as the library would and says which kernels are left out, and what
+ * the ISA table and the target's ptxas refuse.  A module with code only for other GPUs on
+ * purpose (sm_90a, sm_100f) is not a failure: the library it belongs to picks another
+ * kernel here.  A file cannot run when none of its modules does; when some of its kernels
+ * have nothing for the GPU it runs partly, which is how libraries that choose their kernels
+ * by GPU (cuBLAS, cuDNN, cuFFT) are built, so that alone is not a failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lower.h"
-#include "lower_module.h"
 #include "scan.h"
 
 target_code target_of(const struct fb_entry *e)
