@@ -3,13 +3,19 @@
  * (.so, executable) instead, it lowers the PTX of each module that has nothing else for the
  * target, as the library does when the module is loaded (lower_modules.c).
  *
- *   bf16shim-lower IN.ptx [-o OUT] [--target sm_XX] [--partial] [-v]
+ *   bf16shim-lower IN.ptx [-o OUT] [--target sm_XX] [--partial | --leave-out] [-v]
+ *   bf16shim-lower IN.ptx --needed [--target sm_XX]
  *   bf16shim-lower IN.{fatbin,cubin,so,...} [-o FOLDER] [--target sm_XX] [-v]
  *
- * Exit status: 0 lowered (or nothing to do); 1 some instructions cannot be lowered (listed
- * on stderr; the output is written only with --partial), or, for compiled code, some kernel
- * or module cannot run on the target (each one said on stdout); 2 usage or I/O error; 3
- * input refused (too large). */
+ * --leave-out lowers a PTX file as the library lowers a module: the kernels the pass cannot
+ * lower leave it (each named on stdout) and the rest is written.  --needed writes nothing:
+ * it asks the decision the library and the ptxas wrapper ask (ptx_text_lower_for).
+ *
+ * Exit status: 0 lowered (or nothing to do; with --needed: IN needs lowering for the
+ * target); 1 some instructions cannot be lowered (listed on stderr; the output is written
+ * only with --partial), some kernel was left out (--leave-out), or, for compiled code, some
+ * kernel or module cannot run on the target (each one said on stdout); with --needed: IN
+ * runs on the target as it is; 2 usage or I/O error; 3 input refused (too large). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -22,6 +28,7 @@
 
 #include "fatbin.h"
 #include "lower.h"
+#include "lower_module.h"
 #include "stat_floor.h"
 #include "lower_modules.h"
 
@@ -29,10 +36,11 @@ static const char *prog = "bf16shim-lower";
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: %s IN.ptx [-o OUT] [--target sm_XX] [--partial] [-v]\n"
+	fprintf(stderr, "usage: %s IN.ptx [-o OUT] [--target sm_XX] [--partial | --leave-out] [-v]\n"
+		"       %s IN.ptx --needed [--target sm_XX]\n"
 		"       %s IN.{fatbin,cubin,so,...} [-o FOLDER] [--target sm_XX] [-v]\n"
 		"  IN or OUT may be '-' (stdin, stdout); the default target is sm_75\n", prog,
-		prog);
+		prog, prog);
 	return 2;
 }
 
@@ -106,10 +114,54 @@ static int compiled_code(const char *path, int target, const char *out_dir, int 
 	return rc;
 }
 
+/* Writes len bytes to path ("-": stdout); 0, or 2 after saying why not. */
+static int write_out(const char *path, const char *text, size_t len)
+{
+	FILE *o = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+	int ok = o && fwrite(text, 1, len, o) == len;
+
+	if (o && o != stdout)
+		ok = !fclose(o) && ok;
+	else if (o)
+		ok = !fflush(o) && ok;
+	if (!ok) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+/* --leave-out: the text lowered as one module, as the library lowers it. */
+static int lower_as_module(const char *in_path, const char *text, size_t len, int target,
+			   const char *out_path)
+{
+	struct lowered lw;
+	int st = lower_module_text(text, len, target, &lw), rc;
+
+	if (st) {
+		fprintf(stderr, "%s: %s: cannot lower it: %s\n", prog, in_path,
+			ptx_lower_status_name(st));
+		return st == PTX_LOWER_ETOOBIG ? 3 : 2;
+	}
+	printf("%s: PTX sm_%d lowered for sm_%d: %u instructions rewritten, %u kernels left out\n",
+	       in_path, ptx_text_target(text, len, NULL), target, lw.instructions, lw.nleftout);
+	for (unsigned i = 0; i < lw.nleftout; i++) {
+		char *why = leftout_reason(&lw.leftout[i]);
+		printf("%s: kernel %s cannot be lowered: %s\n", in_path, lw.leftout[i].name,
+		       why ? why : lw.leftout[i].what);
+		free(why);
+	}
+	rc = write_out(out_path, lw.ptx, lw.len);
+	if (!rc && lw.nleftout)
+		rc = 1;
+	lowered_clear(&lw);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *in_path = NULL, *out_path = "-";
-	int target = 75, partial = 0, verbose = 0, rc;
+	int target = 75, partial = 0, verbose = 0, needed = 0, leave_out = 0, rc;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
@@ -127,6 +179,10 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--partial")) {
 			partial = 1;
+		} else if (!strcmp(a, "--leave-out")) {
+			leave_out = 1;
+		} else if (!strcmp(a, "--needed")) {
+			needed = 1;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			verbose = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -138,10 +194,10 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
-	if (!in_path)
+	if (!in_path || (partial && leave_out))
 		return usage();
 
-	rc = compiled_code(in_path, target, strcmp(out_path, "-") ? out_path : NULL, verbose);
+	rc = needed ? -1 : compiled_code(in_path, target, strcmp(out_path, "-") ? out_path : NULL, verbose);
 	if (rc >= 0)
 		return rc;
 	FILE *f = strcmp(in_path, "-") ? fopen(in_path, "rb") : stdin;
@@ -159,6 +215,16 @@ int main(int argc, char **argv)
 			rc == 3 ? "input too large" : "read error");
 		return rc;
 	}
+	if (needed) {
+		rc = ptx_text_lower_for(text, len, target) ? 0 : 1;
+		free(text);
+		return rc;
+	}
+	if (leave_out) {
+		rc = lower_as_module(in_path, text, len, target, out_path);
+		free(text);
+		return rc;
+	}
 
 	static struct ptx_lower_report rep;
 	int st = ptx_lower(text, len, target, &out, &out_len, &rep);
@@ -167,13 +233,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: %s\n", prog, in_path, ptx_lower_status_name(st));
 		return st == PTX_LOWER_ETOOBIG ? 3 : 2;
 	}
-	for (unsigned i = 0; i < rep.n_issues && i < PTX_LOWER_MAX_ISSUES; i++) {
+	for (unsigned i = 0; i < rep.n_listed; i++) {
 		const struct ptx_lower_issue *is = &rep.issues[i];
 		fprintf(stderr, "%s: line %u: cannot lower '%s' (needs sm_%d: %s)\n", in_path,
 			is->line, is->what, is->need_sm, is->why);
 	}
-	if (rep.n_issues > PTX_LOWER_MAX_ISSUES)
-		fprintf(stderr, "%s: ... and %u more\n", in_path, rep.n_issues - PTX_LOWER_MAX_ISSUES);
+	if (rep.n_issues > rep.n_listed)
+		fprintf(stderr, "%s: ... and %u more\n", in_path, rep.n_issues - rep.n_listed);
 	if (verbose) {
 		fprintf(stderr, "%s: lowered %u instruction(s) for sm_%d", in_path, rep.lowered,
 			target);
@@ -186,16 +252,7 @@ int main(int argc, char **argv)
 		free(out);
 		return 1;
 	}
-	FILE *o = strcmp(out_path, "-") ? fopen(out_path, "wb") : stdout;
-	int ok = o && fwrite(out, 1, out_len, o) == out_len;
-	if (o && o != stdout)
-		ok = !fclose(o) && ok;
-	else if (o)
-		ok = !fflush(o) && ok;
+	rc = write_out(out_path, out, out_len);
 	free(out);
-	if (!ok) {
-		fprintf(stderr, "%s: %s: %s\n", prog, out_path, strerror(errno));
-		return 2;
-	}
-	return st == PTX_LOWER_PARTIAL ? 1 : 0;
+	return rc ? rc : st == PTX_LOWER_PARTIAL ? 1 : 0;
 }

@@ -237,16 +237,20 @@ commands:
   demo [--sim ARCH | --gpu]
         build if needed, then run a bf16 GEMM program as PyTorch calls cuBLAS, without and
         with bf16shim, on a simulated Pascal card (default sm_61) or on this machine's GPU.
-  lower IN.ptx [-o OUT] [--target sm_XX] [--partial] [-v]
-        rewrite the bf16 instructions of a PTX file that need sm_80/sm_90 into ones every
-        GPU since sm_50 runs (default target sm_75); exit 1 naming what cannot be lowered.
+  lower IN.ptx [-o OUT] [--target sm_XX] [--partial | --leave-out] [-v]
+        rewrite the instructions of a PTX file that the target lacks (bf16, Ampere and
+        Hopper ones) into ones it has (default target sm_75); exit 1 naming what cannot be
+        lowered (--leave-out: leave those kernels out, as the library does).
+  lower IN.ptx --needed [--target sm_XX]
+        exit 0 when the file needs lowering for the target (the library's decision).
   lower FILE [-o FOLDER] [--target sm_XX] [-v]
         the same for the PTX of compiled code (a fatbin, a cubin, a .so or executable), as
         the library lowers it when a module has nothing else for the GPU: writes each
         module's lowered PTX into FOLDER; exit 1 naming each kernel that cannot run.
   ptxas ARGS...
-        a drop-in ptxas: below sm_80 the input is lowered first, then the real ptxas runs
-        (BF16SHIM_PTXAS; run by Triton, Triton's own; else $CUDA_HOME/bin/ptxas, PATH).
+        a drop-in ptxas: input that needs lowering for the target (the library's decision)
+        is lowered first, then the real ptxas runs (BF16SHIM_PTXAS; run by Triton,
+        Triton's own; else $CUDA_HOME/bin/ptxas, PATH).
   sim [--cuda 12|13] ARCH [--] CMD [ARGS...]
         run CMD on the simulated CUDA stack (tests/simcuda) as device ARCH, e.g. sm_61,
         sm_75, "sm_75/NVIDIA GeForce GTX 1660" or a comma-separated list of devices.

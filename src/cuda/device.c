@@ -95,6 +95,26 @@ int device_min_sm(void)
 	return min;
 }
 
+int device_sms(int *sm, int max)
+{
+	const struct real_driver *drv = real_driver();
+	int count = 0, n = 0;
+
+	if (!drv->cuDeviceGetCount || drv->cuDeviceGetCount(&count) != ABI_CUDA_SUCCESS)
+		return -1;
+	for (int i = 0; i < count && n < max; i++) {
+		const struct device_facts *f = facts_for(i);
+		int seen = 0;
+		if (!f)
+			return -1;
+		for (int k = 0; k < n; k++)
+			seen |= sm[k] == f->sm;
+		if (!seen)
+			sm[n++] = f->sm;
+	}
+	return n;
+}
+
 static const struct device_facts *facts_for_current(void)
 {
 	const struct real_driver *drv = real_driver();
@@ -103,6 +123,13 @@ static const struct device_facts *facts_for_current(void)
 	if (!drv->cuCtxGetDevice || drv->cuCtxGetDevice(&dev) != ABI_CUDA_SUCCESS)
 		return NULL;
 	return facts_for(dev);
+}
+
+int device_current_sm(void)
+{
+	const struct device_facts *f = facts_for_current();
+
+	return f ? f->sm : 0;
 }
 
 static size_t slot_of(abi_handle h)

@@ -22,6 +22,12 @@ const struct device_facts *device_for_handle(abi_handle handle);
 /* The smallest compute capability planned for among the process's devices (after
  * BF16SHIM_EMULATE_SM), or -1 if the driver cannot tell. */
 int device_min_sm(void);
+/* The compute capability planned for on the current context's device, 0 if the driver
+ * cannot tell (no context). */
+int device_current_sm(void);
+/* The distinct compute capabilities planned for among the process's devices, at most max
+ * of them, in device order; -1 if the driver cannot tell. */
+int device_sms(int *sm, int max);
 /* cublasDestroy: the handle's address may be reused for another device. */
 void device_forget_handle(abi_handle handle);
 

@@ -13,7 +13,6 @@
  * Entry headers are copied as found (their size and the fields past the ones read here
  * stay), with the lowered text plain, NUL-padded to 8 bytes as nvcc pads PTX. */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,67 +22,10 @@
 #include "fatbin/fatbin.h"
 #include "fatload.h"
 #include "log.h"
-#include "real.h"
+#include "ptx/lower.h"
+#include "targets.h"
 
 #define WRAPPER_ROOM 32          /* the wrapper's copy, before the container (8-aligned) */
-#define MAX_GPUS 64
-
-/* The architectures of the process's GPUs, distinct; found once. */
-static int gpus[MAX_GPUS], ngpus = -1;
-static pthread_mutex_t gpus_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int list_gpus(void)
-{
-	const struct real_driver *drv = real_driver();
-	int count = 0, n = 0;
-
-	if (!drv->cuDeviceGetCount || !drv->cuDeviceGet || !drv->cuDeviceGetAttribute ||
-	    drv->cuDeviceGetCount(&count) != ABI_CUDA_SUCCESS)
-		return -1;
-	for (int i = 0; i < count && n < MAX_GPUS; i++) {
-		abi_device dev;
-		int major = 0, minor = 0, sm, seen = 0;
-		if (drv->cuDeviceGet(&dev, i) != ABI_CUDA_SUCCESS ||
-		    drv->cuDeviceGetAttribute(&major, ABI_DEV_ATTR_CC_MAJOR, dev) ||
-		    drv->cuDeviceGetAttribute(&minor, ABI_DEV_ATTR_CC_MINOR, dev))
-			return -1;
-		sm = major * 10 + minor;
-		for (int k = 0; k < n; k++)
-			seen |= gpus[k] == sm;
-		if (!seen)
-			gpus[n++] = sm;
-	}
-	return n;
-}
-
-/* The architectures to decide for, and whether the copy must hold the lowered PTX alone. */
-static int targets(int *sm, int *alone)
-{
-	const struct shim_config *cfg = shim_config();
-	int n, newer = 0;
-
-	*alone = 0;
-	if (cfg->emulate_sm) {
-		sm[0] = cfg->emulate_sm;
-		*alone = 1;
-		return 1;
-	}
-	pthread_mutex_lock(&gpus_lock);
-	if (ngpus < 0)
-		ngpus = list_gpus();
-	n = ngpus;
-	for (int i = 0; i < n; i++) {
-		sm[i] = gpus[i];
-		newer |= gpus[i] >= 80;
-	}
-	pthread_mutex_unlock(&gpus_lock);
-	if (cfg->mode == MODE_FORCE && newer) {
-		sm[0] = 75;   /* as ptxload.c does: the lowered code on the GPU at hand */
-		*alone = 1;
-		return 1;
-	}
-	return n < FATLOAD_MAX_TARGETS ? n : FATLOAD_MAX_TARGETS;
-}
 
 static struct lowered *lower_entry(const struct fb_container *c, const struct fb_entry *e,
 				   int sm)
@@ -107,6 +49,8 @@ static struct lowered *lower_entry(const struct fb_container *c, const struct fb
 	text[got] = '\0';
 	lw = lowered_for(text, got, sm);
 	free(text);
+	if (lw)
+		lowered_log(lw, "a fatbin", e->arch);
 	return lw;
 }
 
@@ -192,7 +136,7 @@ int fatload_prepare(const void *image, size_t len, struct fatload *fl)
 	struct fb_entry from[FATLOAD_MAX_TARGETS];
 	struct fb_container c;
 	struct fb_wrapper w;
-	int sm[MAX_GPUS], n, alone;
+	struct targets t;
 	size_t header;
 	uint8_t *out;
 
@@ -200,18 +144,22 @@ int fatload_prepare(const void *image, size_t len, struct fatload *fl)
 	if (!image || shim_config()->mode == MODE_OFF || !open_image(image, len, &c, &w))
 		return 0;
 	header = c.cursor;     /* fb_open leaves it after the container's header */
-	n = targets(sm, &alone);
-	for (int i = 0; i < n && fl->nlowered < FATLOAD_MAX_TARGETS; i++) {
+	targets_all(&t);
+	for (int i = 0; i < t.n && fl->nlowered < FATLOAD_MAX_TARGETS; i++) {
+		struct fb_entry *e = &from[fl->nlowered];
 		struct lowered *lw;
-		if (fb_choose_lowering(c.base, c.size, sm[i], &from[fl->nlowered]) < 0)
+		int sm;
+		/* Nothing of the fatbin runs on the GPU, and it has PTX for a newer one: the
+		 * lowest such PTX, lowered as the one decision says. */
+		if (fb_choose_lowering(c.base, c.size, t.sm[i], e) < 0 ||
+		    !(sm = ptx_lower_for((int)e->arch, t.sm[i])))
 			continue;
-		lw = lower_entry(&c, &from[fl->nlowered], sm[i]);
-		if (lw)
+		if ((lw = lower_entry(&c, e, sm)))
 			fl->lowered[fl->nlowered++] = lw;
 	}
 	if (!fl->nlowered)
 		return 0;
-	out = build(&c, header, from, fl->lowered, fl->nlowered, alone, &fl->len);
+	out = build(&c, header, from, fl->lowered, fl->nlowered, t.alone, &fl->len);
 	if (!out) {
 		shim_log_once("fatload memory", LOG_WARN, LOG_BY_SHIM,
 			      "out of memory for a lowered fatbin: the driver gets it as it came");
@@ -227,15 +175,6 @@ int fatload_prepare(const void *image, size_t len, struct fatload *fl)
 		} copy = {(int)FB_WRAPPER_MAGIC, w.version, out + WRAPPER_ROOM, w.extra};
 		memcpy(out, &copy, sizeof copy);
 		fl->image = out;
-	}
-	for (int i = 0; i < fl->nlowered; i++) {
-		char key[96];
-		snprintf(key, sizeof key, "fatbin lowered %s", fl->lowered[i]->key);
-		shim_log_once(key, LOG_INFO, LOG_BY_NOBODY,
-			      "a fatbin has no code for sm_%d but PTX for compute_%u: lowered it "
-			      "(%u instructions rewritten%s)", fl->lowered[i]->sm, from[i].arch,
-			      fl->lowered[i]->instructions,
-			      fl->lowered[i]->nleftout ? ", some kernels left out" : "");
 	}
 	return 1;
 }

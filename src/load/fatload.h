@@ -12,6 +12,8 @@
 
 #define FATLOAD_MAX_TARGETS 8
 
+/* What the driver gets instead of a caller's image: a fatbin or wrapper here, lowered PTX
+ * text in loaders.c (one lowering; image is block). */
 struct fatload {
 	void *image;              /* what the driver gets instead: a wrapper or a container */
 	size_t len;               /* its bytes (for cuLinkAddData) */

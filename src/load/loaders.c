@@ -1,10 +1,10 @@
 /* Device code on its way into the driver.  Fatbins (and their wrappers) go to fatload.c,
  * which hands back a copy with lowered PTX where a GPU of the process has nothing else to
- * run.  PTX text is lowered here: only when the device is below sm_80 and the text mentions
- * bf16; if the pass leaves instructions it cannot lower, they are logged by name and line
- * and the partly lowered text is still loaded, so the driver's own error names what
- * remains.  Cubins go through as they are.  What the driver gets instead of the caller's
- * image lives until the call returns, or, for a library loaded with
+ * run.  PTX text is lowered here, for the current context's GPU, when the one decision says
+ * so (ptx_text_lower_for: its .target is above the GPU), whatever instructions it holds:
+ * through the same cache as fatbins' PTX, with the kernels the pass cannot lower left out
+ * and named, as in a fatbin.  Cubins go through as they are.  What the driver gets instead
+ * of the caller's image lives until the call returns, or, for a library loaded with
  * CU_LIBRARY_BINARY_IS_PRESERVED, until its unload (leftout.c). */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -18,25 +18,10 @@
 #include "ptx/lower.h"
 #include "loaders.h"
 #include "real.h"
+#include "targets.h"
 
 /* A module or library load: the image says what it is (beside CUjitInputType's values). */
 #define ANY_IMAGE (-1)
-
-static int current_sm(void)
-{
-	const struct real_driver *drv = real_driver();
-	const struct shim_config *cfg = shim_config();
-	abi_device dev;
-	int major = 0, minor = 0;
-
-	if (cfg->emulate_sm)
-		return cfg->emulate_sm;
-	if (!drv->cuCtxGetDevice || drv->cuCtxGetDevice(&dev) != ABI_CUDA_SUCCESS ||
-	    drv->cuDeviceGetAttribute(&major, ABI_DEV_ATTR_CC_MAJOR, dev) != ABI_CUDA_SUCCESS ||
-	    drv->cuDeviceGetAttribute(&minor, ABI_DEV_ATTR_CC_MINOR, dev) != ABI_CUDA_SUCCESS)
-		return 0;
-	return major * 10 + minor;
-}
 
 static int is_ptx_text(const char *s, size_t len)
 {
@@ -47,52 +32,35 @@ static int is_ptx_text(const char *s, size_t len)
 	return memmem(s, len, ".version", 8) != NULL;
 }
 
-char *loaders_lower_text(const void *image, size_t len, size_t *len_out)
+/* PTX text that needs lowering for the current GPU: 1 with fl holding the lowered text as
+ * its image (NUL-terminated, len counting the NUL, as the linker counts it); else 0. */
+static int text_prepare(const void *image, size_t len, struct fatload *fl)
 {
-	const struct shim_config *cfg = shim_config();
-	struct ptx_lower_report rep;
 	const char *text = image;
-	char *out = NULL, key[160];
-	int sm, st;
+	struct lowered *lw;
+	int sm;
 
-	if (!image || cfg->mode == MODE_OFF)
-		return NULL;
+	memset(fl, 0, sizeof *fl);
+	if (!image || shim_config()->mode == MODE_OFF)
+		return 0;
 	if (!len)
 		len = strnlen(text, PTX_LOWER_MAX_INPUT + 1);
-	if (!is_ptx_text(text, len) || !memmem(text, len, "bf16", 4))
-		return NULL;
-	sm = current_sm();
-	if (!sm || (sm >= 80 && cfg->mode != MODE_FORCE))
-		return NULL;
-	st = ptx_lower(text, len, sm < 80 ? sm : 75, &out, len_out, &rep);
-	if (st < 0) {
-		shim_log_once("ptx lower failed", LOG_WARN, LOG_BY_SHIM,
-			      "cannot lower a PTX image (%s): loading it unchanged",
-			      ptx_lower_status_name(st));
-		return NULL;
-	}
-	if (!rep.changed) {
-		free(out);
-		return NULL;
-	}
-	snprintf(key, sizeof key, "ptx lowered %u %u", rep.lowered, rep.n_issues);
-	shim_log_once(key, LOG_INFO, LOG_BY_NOBODY,
-		      "lowered %u bf16 instructions in a PTX image for sm_%d", rep.lowered, sm);
-	for (unsigned i = 0; i < rep.n_issues && i < PTX_LOWER_MAX_ISSUES; i++) {
-		snprintf(key, sizeof key, "ptx issue %s", rep.issues[i].what);
-		shim_log_once(key, LOG_WARN, LOG_BY_USER,
-			      "PTX line %u: '%s' needs sm_%d and cannot be lowered (%s)",
-			      rep.issues[i].line, rep.issues[i].what, rep.issues[i].need_sm,
-			      rep.issues[i].why);
-	}
-	return out;
+	if (!is_ptx_text(text, len) || !(sm = ptx_text_lower_for(text, len, targets_current())) ||
+	    !(lw = lowered_for(text, len, sm)))
+		return 0;
+	lowered_log(lw, "PTX text", (unsigned)ptx_text_target(text, len, NULL));
+	fl->lowered[0] = lw;
+	fl->nlowered = 1;
+	fl->block = fl->image = lw->ptx;     /* the image is ours now, not the lowering's */
+	fl->len = lw->len + 1;
+	lw->ptx = NULL;
+	return 1;
 }
 
 /* What the driver gets instead of the caller's image. */
 struct swap {
 	const void *image;
 	size_t len;
-	char *text;              /* lowered PTX text */
 	struct fatload fl;
 };
 
@@ -101,14 +69,11 @@ static void swap_prepare(struct swap *sw, const void *image, size_t len, int typ
 	memset(sw, 0, sizeof *sw);
 	sw->image = image;
 	sw->len = len;
-	if ((type == ANY_IMAGE || type == ABI_JIT_INPUT_FATBINARY) &&
-	    fatload_prepare(image, len, &sw->fl)) {
+	if (((type == ANY_IMAGE || type == ABI_JIT_INPUT_FATBINARY) &&
+	     fatload_prepare(image, len, &sw->fl)) ||
+	    ((type == ANY_IMAGE || type == ABI_JIT_INPUT_PTX) && text_prepare(image, len, &sw->fl))) {
 		sw->image = sw->fl.image;
 		sw->len = sw->fl.len;
-	} else if ((type == ANY_IMAGE || type == ABI_JIT_INPUT_PTX) &&
-		   (sw->text = loaders_lower_text(image, len, &sw->len))) {
-		sw->image = sw->text;
-		sw->len++;          /* the linker counts the NUL */
 	}
 }
 
@@ -117,25 +82,20 @@ static abi_result swap_done(struct swap *sw, abi_result r, void *handle, int pre
 {
 	int keep = preserved && r == ABI_CUDA_SUCCESS && handle;
 
-	if (sw->fl.image) {
-		if (r == ABI_CUDA_SUCCESS && handle)
-			leftout_record(handle, &sw->fl, keep ? sw->fl.block : NULL);
-		else if (r == ABI_CUDA_INVALID_IMAGE || r == ABI_CUDA_NO_BINARY_FOR_GPU ||
-			 r == ABI_CUDA_INVALID_PTX || r == ABI_CUDA_UNSUPPORTED_PTX)
-			shim_log_once("lowered module refused", LOG_WARN, LOG_BY_SHIM,
-				      "the driver refused a fatbin with PTX lowered for sm_%d (CUDA "
-				      "error %d): the program gets that error (BF16SHIM_LOG=debug "
-				      "names the module)", sw->fl.lowered[0]->sm, r);
-		if (r != ABI_CUDA_SUCCESS)
-			shim_log(LOG_DEBUG, LOG_BY_SHIM, "module %.16s lowered for sm_%d: the driver "
-				 "answered %d", sw->fl.lowered[0]->key, sw->fl.lowered[0]->sm, r);
-		fatload_release(&sw->fl, keep);
-	} else if (sw->text) {
-		if (keep)
-			leftout_record(handle, NULL, sw->text);
-		else
-			free(sw->text);
-	}
+	if (!sw->fl.image)
+		return r;
+	if (r == ABI_CUDA_SUCCESS && handle)
+		leftout_record(handle, &sw->fl, keep ? sw->fl.block : NULL);
+	else if (r == ABI_CUDA_INVALID_IMAGE || r == ABI_CUDA_NO_BINARY_FOR_GPU ||
+		 r == ABI_CUDA_INVALID_PTX || r == ABI_CUDA_UNSUPPORTED_PTX)
+		shim_log_once("lowered module refused", LOG_WARN, LOG_BY_SHIM,
+			      "the driver refused PTX lowered for sm_%d (CUDA error %d): the program "
+			      "gets that error (BF16SHIM_LOG=debug names the module)",
+			      sw->fl.lowered[0]->sm, r);
+	if (r != ABI_CUDA_SUCCESS)
+		shim_log(LOG_DEBUG, LOG_BY_SHIM, "module %.16s lowered for sm_%d: the driver "
+			 "answered %d", sw->fl.lowered[0]->key, sw->fl.lowered[0]->sm, r);
+	fatload_release(&sw->fl, keep);
 	return r;
 }
 

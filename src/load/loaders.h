@@ -1,16 +1,11 @@
-/* PTX images loaded through the driver: lowered for GPUs below sm_80 before the
- * real driver sees them, whichever way the caller reached the driver. */
+/* Device code loaded through the driver: PTX text and fatbins lowered, where the GPU needs
+ * it, before the real driver sees them, whichever way the caller reached the driver. */
 #ifndef BF16SHIM_LOADERS_H
 #define BF16SHIM_LOADERS_H
 
 #include <stddef.h>
 
 #include "abi.h"
-
-/* If image is PTX text that needs lowering for the current device, returns a lowered copy
- * (the caller frees it) and sets *len_out; else NULL, and the original image is used.  len
- * is the image size when known (cuLinkAddData), else 0 (NUL-terminated text). */
-char *loaders_lower_text(const void *image, size_t len, size_t *len_out);
 
 abi_result shim_cuModuleLoadData(abi_module *module, const void *image);
 abi_result shim_cuModuleLoadDataEx(abi_module *module, const void *image, unsigned n,

@@ -1,6 +1,7 @@
 /* Lowering a whole module: the pass (src/load/ptx), then, when some instructions stay, the
  * functions that hold them and every function that needs one of those leave the text, and
- * the pass runs again on what is left, until nothing needs a newer GPU.  Every function that
+ * the pass runs again on what is left, until nothing needs a newer GPU.  The pass lists the
+ * first issue of each function only (one is enough to leave it out), and every function that
  * holds such an instruction is found in the module as it came (probe_rest), so that a module
  * with thousands of them is lowered about twice, not once per handful, and the lines said
  * are the module's own.  Pure: no log, no cache, no CUDA; shared by the library and
@@ -104,12 +105,19 @@ static void hold(struct holders *h, size_t i, const struct ptx_lower_issue *is, 
 	h->held[i] = 1;
 }
 
+/* A report that may have left functions out of its list: it is full, and issues it did not
+ * list may lie beyond its last function (or within one listed: the list cannot tell). */
+static int list_full(const struct ptx_lower_report *rep)
+{
+	return rep->n_listed == PTX_LOWER_MAX_ISSUES && rep->n_issues > rep->n_listed;
+}
+
 /* rep's issues, found in h's own text.  The function of the last one kept, or -1 (none). */
 static long hold_issues(struct holders *h, const struct ptx_lower_report *rep, int *outside)
 {
 	long last = -1;
 
-	for (unsigned i = 0; i < rep->n_issues && i < PTX_LOWER_MAX_ISSUES; i++) {
+	for (unsigned i = 0; i < rep->n_listed; i++) {
 		long at = ptxfuncs_at_line(&h->fs, rep->issues[i].line);
 		if (at < 0) {
 			*outside = 1;
@@ -121,8 +129,8 @@ static long hold_issues(struct holders *h, const struct ptx_lower_report *rep, i
 	return last;
 }
 
-/* The pass keeps the first PTX_LOWER_MAX_ISSUES issues only, in the order of the text, so a
- * report that overflowed says nothing about the functions after the last one kept.  Those
+/* The pass lists the first issue of PTX_LOWER_MAX_ISSUES functions only, in the order of the
+ * text, so a full report says nothing about the functions after the last one listed.  Those
  * are run through the pass in windows of whole functions, each alone with the module's
  * directives and declarations (the pass judges instructions one by one), so that finding
  * every function that holds an issue costs about one pass over the text, however many there
@@ -153,14 +161,14 @@ static int probe_rest(const char *text, size_t len, int sm, struct holders *h, s
 		}
 		if (!(probe = ptxfuncs_drop(text, len, &h->fs, outside, &plen)))
 			goto out;
-		st = ptx_lower(probe, plen, sm, &low, &low_len, rep);
+		st = ptx_lower_by_function(probe, plen, sm, &low, &low_len, rep);
 		free(low);
 		if (st >= 0)
 			st = holders_parse(probe, plen, &p);
 		if (st >= 0 && p.fs.n != nkeep)
 			st = PTX_LOWER_EOUTSIDE;      /* the functions did not come out the same */
 		last = -1;
-		for (unsigned i = 0; st >= 0 && i < rep->n_issues && i < PTX_LOWER_MAX_ISSUES; i++) {
+		for (unsigned i = 0; st >= 0 && i < rep->n_listed; i++) {
 			long at = ptxfuncs_at_line(&p.fs, rep->issues[i].line);
 			size_t o;
 			if (at < 0) {
@@ -171,7 +179,7 @@ static int probe_rest(const char *text, size_t len, int sm, struct holders *h, s
 			hold(h, o, &rep->issues[i], h->fs.f[o].first_line + rep->issues[i].line -
 			     p.fs.f[at].first_line);
 			last = (long)o;
-			beyond = rep->n_issues > PTX_LOWER_MAX_ISSUES;
+			beyond = list_full(rep);
 		}
 		holders_free(&p);
 		free(probe);
@@ -255,7 +263,7 @@ int lower_module_text(const char *ptx, size_t len, int sm, struct lowered *out)
 		long last;
 		int outside = 0;
 
-		st = ptx_lower(text, len, sm, &low, &low_len, rep);
+		st = ptx_lower_by_function(text, len, sm, &low, &low_len, rep);
 		if (st < 0)
 			goto fail;
 		if (!rep->n_issues)
@@ -267,7 +275,7 @@ int lower_module_text(const char *ptx, size_t len, int sm, struct lowered *out)
 		if (!st && outside)
 			st = PTX_LOWER_EOUTSIDE;
 		/* The first round sees the module as it came: every line said is one of its own. */
-		if (!st && round == 0 && rep->n_issues > PTX_LOWER_MAX_ISSUES && last >= 0)
+		if (!st && round == 0 && list_full(rep) && last >= 0)
 			st = probe_rest(text, len, sm, &h, (size_t)last + 1,
 					h.fs.f[last].end - h.fs.f[0].start);
 		if (!st)

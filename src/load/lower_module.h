@@ -39,6 +39,9 @@ struct lowered *lowered_for(const char *ptx, size_t len, int sm);
  * status when it cannot be lowered. */
 struct lowered *lowered_get(const char *ptx, size_t len, int sm, const char key[65],
 			    int summary_only, int *status);
+/* Says once, at info level, that image ("a fatbin", "PTX text") with PTX for compute_<from>
+ * was lowered as lw: the same line whichever way the PTX came. */
+void lowered_log(const struct lowered *lw, const char *image, unsigned from_arch);
 void lowered_free(struct lowered *lw);
 /* Frees what lw holds and zeroes it (a struct lowered of the caller's). */
 void lowered_clear(struct lowered *lw);

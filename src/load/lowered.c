@@ -2,6 +2,7 @@
  * lowered now and kept; for the library (lowered_for: the kernels it leaves out logged once
  * each) and `bf16shim scan --deep` (lowered_get). */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -90,4 +91,14 @@ struct lowered *lowered_for(const char *ptx, size_t len, int sm)
 			 lw->nleftout, now_ms() - t0);
 	log_leftout(lw);
 	return lw;
+}
+
+void lowered_log(const struct lowered *lw, const char *image, unsigned from_arch)
+{
+	char key[96];
+
+	snprintf(key, sizeof key, "lowered %s", lw->key);
+	shim_log_once(key, LOG_INFO, LOG_BY_NOBODY, "%s has no code for sm_%d but PTX for "
+		      "compute_%u: lowered it (%u instructions rewritten%s)", image, lw->sm,
+		      from_arch, lw->instructions, lw->nleftout ? ", some kernels left out" : "");
 }

@@ -1,9 +1,11 @@
 // bf16 in compiled CUDA C++: cuda_bf16.h arithmetic on __nv_bfloat16 and __nv_bfloat162,
 // __constant__ data, dynamic shared memory past 48 KiB (the opt-in attribute), __device__
 // variables read back with cudaMemcpyFromSymbol, a warp reduction (redux.sync, lowered to
-// shuffles), and two kernels the lowering cannot handle today (cvt.rna.tf32.f32, which
-// needs sm_80, and tanh.approx.f32, which needs sm_75) between the others, in one module.  Built with -arch=sm_80: below sm_80 only its PTX can run, through
-// bf16shim.  Every case is bit-exact against the sm_80 run (harness.h).
+// shuffles), tanh.approx.f32 (sm_75; its own approximation below), and a kernel the
+// lowering cannot handle today (cvt.rna.tf32.f32, which needs sm_80) between the others, in
+// one module.  Built with -arch=sm_80: below sm_80 only its PTX can run, through bf16shim.
+// Every case is bit-exact against the sm_80 run (harness.h), but the approximation: within
+// one bf16 ulp of it.
 #include <cuda_bf16.h>
 
 #include "harness.h"
@@ -200,7 +202,8 @@ static cudaError_t tf32_total(std::vector<uint32_t> &out)
 }
 FL_CASE(tf32_total, 0);
 
-// tanh.approx.f32 (sm_75): no lowering below sm_75.
+// tanh.approx.f32 (sm_75): below sm_75, an approximation of its own (as accurate or more),
+// so after the rounding to bf16 a result may be one ulp off the sm_80 one.
 __global__ void fast_tanh(const __nv_bfloat16 *x, __nv_bfloat16 *out)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -216,9 +219,12 @@ static cudaError_t tanh_approx(std::vector<uint32_t> &out)
 	FL_TRY(cudaMalloc(&r, N * sizeof *r));
 	fast_tanh<<<N / THREADS, THREADS>>>(x, r);
 	FL_LAUNCHED();
-	return fl_collect(out, r, N);
+	FL_TRY(fl_collect(out, r, N));
+	for (uint32_t &w : out)
+		w <<= 16;             // the bf16 as f32 bits, for the tolerance
+	return cudaSuccess;
 }
-FL_CASE(tanh_approx, 0);
+FL_CASE(tanh_approx, 1.0 / 128);
 
 // ------------------------------------------------------------------ __device__ variables
 

@@ -25,33 +25,10 @@
 #include <string.h>
 
 #include "../shim/client.h"
+#include "paths.h"
 
 #define N 1000
 #define PADDING 64
-
-typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t,
-			   CUdriverProcAddressQueryResult *);
-typedef CUresult (*load_fn)(CUmodule *, const void *);
-
-static const char *expect;
-static int failures;
-
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			printf("FAIL line %d: %s: ", __LINE__, #cond);                     \
-			printf(__VA_ARGS__);                                               \
-			printf("\n");                                                      \
-			failures++;                                                        \
-		}                                                                          \
-	} while (0)
-
-static const char *name_of(CUresult r)
-{
-	const char *s = NULL;
-	cuGetErrorName(r, &s);
-	return s ? s : "?";
-}
 
 /* The file, followed by PADDING NUL bytes. */
 static void run_scale(CUfunction f)

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Runs a fatbin lowering program (harness.h) on the simulated stack and judges it.
 
-    run_cases.py PROGRAM --arch sm_XY [--cuda 13|12] [--left-out CASE=KERNEL:sm_A,sm_B ...]
+    run_cases.py PROGRAM --arch sm_XY [--cuda 13|12] [--reference sm_80|sm_90]
+                 [--left-out CASE=KERNEL:sm_A,sm_B ...]
 
-1. On sm_80, without bf16shim: the reference; every case must run.
+1. On sm_80 (or the --reference GPU, for a program built for it), without bf16shim: the
+   reference; every case must run.
 2. On sm_XY without bf16shim: every case fails with cudaErrorNoKernelImageForDevice, the
    error a real device with nothing to run gives ("no kernel image is available ...").
 3. On sm_XY with bf16shim (a fresh cache): every case prints what it printed on sm_80
@@ -83,6 +85,7 @@ def main():
     ap.add_argument("program")
     ap.add_argument("--arch", required=True)
     ap.add_argument("--cuda", default="13")
+    ap.add_argument("--reference", default="sm_80")
     ap.add_argument("--left-out", action="append", default=[],
                     help="CASE=KERNEL:sm_A,sm_B: CASE's kernel stays out on those GPUs")
     args = ap.parse_args()
@@ -98,13 +101,13 @@ def main():
     env.pop("LD_PRELOAD", None)
     sim = [BF16SHIM, "sim", "--cuda", args.cuda]
 
-    rc, out, err = run(sim + ["sm_80", "--", args.program], env)
+    rc, out, err = run(sim + [args.reference, "--", args.program], env)
     ref = parse(out)
     if rc or not ref or any(v[0] != "ok" for v in ref.values()):
         print(out + err)
-        fail("the sm_80 reference did not run every case (exit %d)" % rc)
+        fail("the %s reference did not run every case (exit %d)" % (args.reference, rc))
         return 1
-    print("sm_80: %d cases ran: %s" % (len(ref), " ".join(ref)))
+    print("%s: %d cases ran: %s" % (args.reference, len(ref), " ".join(ref)))
 
     rc, out, err = run(sim + [args.arch, "--", args.program], env)
     plain = parse(out)
@@ -132,7 +135,7 @@ def main():
                 fail("case %s on %s with bf16shim: %s, want %s (its kernel cannot be lowered)"
                      % (name, args.arch, got, NO_IMAGE))
             kernel = left_out[name]
-            named = re.findall(r"kernel (_Z\w*%s\w*) \((%s\(.*?\))\) cannot run on %s: .*'(\S+)'"
+            named = re.findall(r"kernel (_Z\w*%s\w*) \((%s\(.*?\))\) cannot run on %s: .*'([^']+)'"
                                % (kernel, kernel, args.arch), err)
             if len(named) != 1:
                 fail("kernel %s named %d times in the log, want once, mangled and demangled"

@@ -21,6 +21,13 @@ uint16_t sm80_bf16_add(uint16_t a, uint16_t b);   /* round to nearest even, NaN 
  * outs[t][i] receives argument i's buffer after run t (t = 0: sm_80; NULL: not kept).
  * Returns the number of runs that failed (each reported). */
 int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4]);
+/* The same with the original on sm0 (sm_90 for what needs it), keeping argument out's
+ * buffer of each run in outs[t] (allocated; the caller frees them).  Returns the number of
+ * runs that failed. */
+int sm80_run_on(const char *text, int sm0, srun *R, int out, uint32_t *outs[4]);
+/* Whether each target's n words equal the original's; the first that differs is reported
+ * with what. */
+int sm80_same_words(uint32_t *const outs[4], size_t n, const char *what);
 
 /* Writes an mma's four register lists, "{%d0, ..}, {%a0, ..}, {%b0, ..}, {%c0, ..}" with
  * counts[0..3] registers, at t + n (t holds size bytes); returns the new length. */
@@ -52,5 +59,12 @@ int test_sm80_atom(int argc, char **argv);
 int test_sm80_wmma(int argc, char **argv);
 int test_sm80_hint(int argc, char **argv);
 int test_sm80_cvt(int argc, char **argv);
+int test_sm80_float(int argc, char **argv);
+int test_sm80_tanh(int argc, char **argv);
+int test_sm80_misc(int argc, char **argv);
+int test_sm80_memory(int argc, char **argv);
+int test_sm80_stmatrix(int argc, char **argv);
+int test_sm80_mma_types(int argc, char **argv);
+int test_sm80_cp_async_forms(int argc, char **argv);
 
 #endif

@@ -93,6 +93,8 @@ static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "text_forms", test_text_forms },
 	{ "text_issues", test_text_issues },
 	{ "text_bounds", test_text_bounds },
+	{ "text_by_function", test_text_by_function },
+	{ "text_volatile_local", test_text_volatile_local },
 	{ "text_structure", test_text_structure },
 };
 

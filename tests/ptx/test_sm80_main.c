@@ -86,6 +86,35 @@ int sm80_run_all(const char *text, srun *R, void *outs[4][8], uint64_t instr[4])
 	return failed;
 }
 
+int sm80_run_on(const char *text, int sm0, srun *R, int out, uint32_t *outs[4])
+{
+	int failed = 0;
+	for (int t = 0; t < 4; t++) {
+		int sm = t ? sm80_targets[t - 1] : sm0;
+		outs[t] = calloc(1, R->args[out].bytes);
+		R->args[out].out = outs[t];
+		if (t ? sim_lower_run(text, sm, R, NULL) : sim_run(text, strlen(text), sm, R)) {
+			FAIL("%s on sm_%d: %s", R->kernel, sm, R->err);
+			failed++;
+		}
+	}
+	return failed;
+}
+
+int sm80_same_words(uint32_t *const outs[4], size_t n, const char *what)
+{
+	int same = 1;
+	for (int t = 1; t < 4; t++)
+		for (size_t i = 0; i < n; i++)
+			if (outs[t][i] != outs[0][i]) {
+				FAIL("%s on sm_%d: word %zu is %#x, the original's %#x", what,
+				     sm80_targets[t - 1], i, outs[t][i], outs[0][i]);
+				same = 0;
+				break;
+			}
+	return same;
+}
+
 static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "mma", test_sm80_mma },
 	{ "mma_sp", test_sm80_mma_sp },
@@ -97,6 +126,13 @@ static const struct { const char *name; int (*fn)(int, char **); } tests[] = {
 	{ "atom", test_sm80_atom },
 	{ "hint", test_sm80_hint },
 	{ "cvt", test_sm80_cvt },
+	{ "float", test_sm80_float },
+	{ "tanh", test_sm80_tanh },
+	{ "misc", test_sm80_misc },
+	{ "memory", test_sm80_memory },
+	{ "stmatrix", test_sm80_stmatrix },
+	{ "mma_types", test_sm80_mma_types },
+	{ "cp_async_forms", test_sm80_cp_async_forms },
 };
 
 /* Per family: the thread-instructions per launch of the originals (sm_80; sm_90 for the

@@ -57,6 +57,8 @@ int test_text_target(int argc, char **argv);
 int test_text_forms(int argc, char **argv);
 int test_text_issues(int argc, char **argv);
 int test_text_bounds(int argc, char **argv);
+int test_text_by_function(int argc, char **argv);
+int test_text_volatile_local(int argc, char **argv);
 int test_text_structure(int argc, char **argv);
 
 #endif

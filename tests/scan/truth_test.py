@@ -21,12 +21,16 @@ code nvcc builds for the test (meson.build) in folders the test lays out:
             alike; with and without --deep, the same modules.
   alike     thirty alike files as one entry (--all: thirty); on a terminal, ten entries per
             verdict and a line for the rest, every entry through a pipe.
+  table     --deep holds every lowered module against the library's table of what the target
+            takes, whatever wrote it: a lowered module that holds an instruction the target
+            lacks (planted in the cache) is refused, named, without ptxas.
   speed     --deep lowers each distinct PTX once per GPU, into the library's disk cache, which
             the library then reads for the same module; a second scan reads it back and says
             the same; any number of threads says the same; progress only on a terminal.
 
 usage: truth_test.py SOURCE_ROOT BUILD_ROOT FILES... POINT"""
 import glob
+import hashlib
 import json
 import os
 import pty
@@ -220,7 +224,8 @@ def point_deep():
     check(sorted(set(asked(log))) == ["compute_61", "compute_70"] and len(asked(log)) == 2,
           "deep: the stand-in asked once per target", asked(log))
     rc, text, err = scan("--deep", "--ptxas", standin, site)
-    check("lowered modules are checked by ptxas 12.4 (%s) for sm_61, sm_70; no ptxas at hand "
+    check("lowered modules are held against the ISA table and checked by ptxas 12.4 (%s) for "
+          "sm_61, sm_70; no ptxas at hand "
           "for sm_75" % standin in text, "deep text: which ptxas checks what", text)
     check("1 module lowered, refused by ptxas 12.4 for sm_70" in text or
           "lowered, refused by ptxas 12.4 for sm_70: line 3" in text, "deep text: the refusal",
@@ -558,7 +563,55 @@ def point_speed():
     check("modules lowered" not in err and "\r" not in err, "no progress through a pipe", err)
 
 
-POINTS = {"deep": point_deep, "elsewhere": point_elsewhere, "kernels": point_kernels,
+# ------------------------------------------------------------------------------------------
+def plant(path, statement):
+    """Adds a kernel holding statement to the lowered module the cache file at path holds, and
+    signs the file again (lowercache.c: the SHA-256 of what follows the first blank line), so
+    that it reads as whole: what a lowering that let the statement through would have kept."""
+    data = open(path, "rb").read()
+    head, body = data.split(b"\n\n", 1)
+    body += (".visible .entry planted()\n{\n\t.reg .b16 %%h<3>;\n\t%s\n\tret;\n}\n" %
+             statement).encode()
+    lines = head.split(b"\n")
+    lines = [b"sha256 " + hashlib.sha256(body).hexdigest().encode() if l.startswith(b"sha256 ")
+             else l for l in lines]
+    with open(path, "wb") as f:
+        f.write(b"\n".join(lines) + b"\n\n" + body)
+
+
+def point_table():
+    site = leftout_site("table")
+    rc, rep, err = scan_json("--deep", "--ptxas", "none", site, archs="sm_70")
+    g = by_name(rep)["libleftout80.so"]["gpus"]["sm_70"]
+    check(g["bf16shim"] == 1 and g["none"] == 0, "table: lowered, and the table takes it", g)
+    lowered = glob.glob(os.path.join(cache, "*.lowered"))
+    checked = glob.glob(os.path.join(cache, "*.check-*"))
+    check(len(lowered) == 1 and len(checked) == 1, "table: one module lowered, its check kept",
+          os.listdir(cache) if os.path.isdir(cache) else None)
+    if len(lowered) != 1:
+        return
+    # min.f16 needs sm_80 (PTX ISA 9.7.4, "Target ISA notes"): what a lowering with a bug
+    # would leave for sm_70.  The check kept from before goes, as from a cache of its own.
+    plant(lowered[0], "min.f16 %h0, %h1, %h2;")
+    for c in checked:
+        os.unlink(c)
+    rc, rep, err = scan_json("--deep", "--ptxas", "none", site, archs="sm_70")
+    f = by_name(rep)["libleftout80.so"]
+    g = f["gpus"]["sm_70"]
+    check(g["bf16shim"] == 0 and g["none"] == 1 and g["verdict"] == "cannot run" and rc == 1,
+          "table: a lowered module with an instruction the target lacks gets no bf16shim "
+          "verdict", g, rc)
+    notes = [n["text"] for n in g["notes"]]
+    check(any("lowered, refused by the ISA table for sm_70: line " in n and
+              "'min.f16' needs sm_80" in n for n in notes),
+          "table: the refusal says the line, the instruction and what it needs", notes)
+    rc, text, err = scan("--deep", "--ptxas", "none", site, archs="sm_70")
+    check("refused by the ISA table for sm_70" in text and rc == 1 and
+          "lowered modules are held against the ISA table, not checked by ptxas" in text,
+          "table: the text says so, and that the table checks", text)
+
+
+POINTS = {"table": point_table, "deep": point_deep, "elsewhere": point_elsewhere, "kernels": point_kernels,
           "words": point_words, "packages": point_packages, "agree": point_agree,
           "alike": point_alike, "speed": point_speed}
 try:

@@ -7,9 +7,9 @@
  * (the same library in several wheels, one module in several files) is lowered once per
  * target: the key of the library's disk cache (lowercache.c, the SHA-256 of the lowering
  * and of the text) says which are the same, and the cache itself keeps what was lowered for
- * the next scan and for the library, which will load the same modules.  What ptxas says of a
- * lowered module is kept beside it (KEY.ptxas-ID), so that a scan that finds everything in
- * the cache reads summaries only.  The modules are then counted in the order they were
+ * the next scan and for the library, which will load the same modules.  What the ISA table
+ * and ptxas say of a lowered module is kept beside it (KEY.check-ID), so that a scan that
+ * finds everything in the cache reads summaries only.  The modules are then counted in the order they were
  * asked for: the report is the same with any number of threads. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +25,7 @@
 
 #include "lowercache.h"
 #include "lower_module.h"
+#include "ptx/isa.h"
 #include "ptx/lower.h"
 #include "scan.h"
 
@@ -44,7 +45,7 @@ struct slot {
 	unsigned nleftout;
 	struct leftout_kernel *leftout;
 	char *refused;            /* what the target's tools refuse, whole; NULL: taken */
-	char refused_by[64];      /* "ptxas 12.4" */
+	char refused_by[64];      /* "ptxas 12.4", "the ISA table" */
 };
 
 /* One PTX entry of a mapped container, and the targets it is lowered for. */
@@ -105,7 +106,7 @@ void deep_keep_mapping(struct scan *s, void *map, size_t len)
 }
 
 void deep_request(struct scan *s, int f, const struct fb_container *c,
-		  const struct fb_entry *e, int a, long kernels)
+		  const struct fb_entry *e, int a, int sm, long kernels)
 {
 	struct deep *d = deep_of(s);
 	struct item *it = d->nitems ? &d->items[d->nitems - 1] : NULL;
@@ -125,10 +126,10 @@ void deep_request(struct scan *s, int f, const struct fb_container *c,
 		it->entries = -1;
 		d->bytes_total += e->bytes;
 	}
-	for (t = 0; t < it->ntargets && it->sm[t] != s->opt.archs[a]; t++)
+	for (t = 0; t < it->ntargets && it->sm[t] != sm; t++)
 		;
 	if (t == it->ntargets)
-		it->sm[it->ntargets++] = s->opt.archs[a];
+		it->sm[it->ntargets++] = sm;
 	if (d->nreq == d->cap_req) {
 		d->cap_req = d->cap_req ? 2 * d->cap_req : 256;
 		d->req = scan_xrealloc(d->req, (size_t)d->cap_req * sizeof *d->req);
@@ -140,17 +141,48 @@ void deep_request(struct scan *s, int f, const struct fb_container *c,
 
 /* ------------------------------------------------------------ what the tools say */
 
+/* The check's identity when no ptxas takes part: the table alone, which the cache key
+ * already names (it is part of the lowering whose SHA-256 the key holds). */
+#define TABLE_ONLY "table"
+
 /* What the target's tools refuse of a lowered module, whole (by: which tool); NULL when
  * they take it.  Every check of the lowered text for its target is here, and only here:
- * ptxas for the target, where one is at hand, which parses it as the driver's compiler
- * would.  (A check against a table of what each target takes belongs here too, before
- * ptxas; its answer is kept with ptxas's, so the identity of the check (ptxas_identity)
- * must then name the table's version as well.) */
+ * first the library's table of what each target takes (the PTX ISA's target notes, under
+ * the .version the text declares), which holds whatever the pass wrote, helpers included,
+ * so that no verdict says "bf16shim" of a module with an instruction the target lacks;
+ * then ptxas for the target, where one is at hand, which parses it as the driver's
+ * compiler would. */
 static char *judge_lowered_module(const struct lowered *lw, int sm, const struct ptxas *p,
 				  char *by, size_t bylen)
 {
-	char *refused = ptxas_check(p, sm, lw->ptx, lw->len);
+	struct ptx_isa_need need;
+	size_t at = 0;
+	unsigned line = ptx_text_refused(lw->ptx, lw->len, sm, &need, &at);
+	char *refused = NULL;
+	int n;
 
+	if (line) {
+		const char *op = lw->ptx + at;
+		int oplen;
+
+		/* The statement's opcode as written, past a guard ("@!%p1 min.f16 ..."). */
+		if (*op == '@')
+			op += strcspn(op, " \t");
+		op += strspn(op, " \t");
+		oplen = (int)strcspn(op, " \t\n;");
+		snprintf(by, bylen, "the ISA table");
+		if (need.sm > sm)
+			n = asprintf(&refused, "line %u: '%.*s' needs sm_%d (PTX ISA %s)", line, oplen,
+				     op, need.sm, need.cite);
+		else
+			n = asprintf(&refused, "line %u: '%.*s' needs PTX ISA %d.%d, above the "
+				     "module's .version (PTX ISA %s)", line, oplen, op,
+				     need.version / 10, need.version % 10, need.cite);
+		return n < 0 ? strdup("an instruction the target lacks") : refused;
+	}
+	if (!p || !ptxas_identity(p, sm))
+		return NULL;
+	refused = ptxas_check(p, sm, lw->ptx, lw->len);
 	if (refused)
 		snprintf(by, bylen, "ptxas %s", ptxas_version_for(p, sm));
 	return refused;
@@ -158,7 +190,7 @@ static char *judge_lowered_module(const struct lowered *lw, int sm, const struct
 
 static void check_path(const char *key, const char *identity, char *path, size_t len)
 {
-	snprintf(path, len, "%s/%s.ptxas-%.16s", lowercache_folder(), key, identity);
+	snprintf(path, len, "%s/%s.check-%.16s", lowercache_folder(), key, identity);
 }
 
 /* What ptxas said of the module under key before: 1 with *refused set (NULL: taken), 0
@@ -253,12 +285,12 @@ static int slot_of(struct deep *d, const char *key, int sm, int *made)
 static void lower_slot(struct deep *d, struct slot *sl, const char *text, size_t len)
 {
 	const char *identity = ptxas_identity(d->s->ptxas, sl->sm);
-	int known = !identity, st;
+	int known, st;
 	struct lowered *lw;
 
-	if (identity)
-		known = read_check(sl->key, identity, &sl->refused, sl->refused_by,
-				   sizeof sl->refused_by);
+	identity = identity ? identity : TABLE_ONLY;
+	known = read_check(sl->key, identity, &sl->refused, sl->refused_by,
+			   sizeof sl->refused_by);
 	lw = lowered_get(text, len, sl->sm, sl->key, known, &st);
 	if (!lw) {
 		sl->status = st;

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "fatbin_internal.h"
+#include "lower.h"
 #include "scan.h"
 
 
@@ -272,14 +273,14 @@ static void add_module(struct reader *r, const struct module_facts *m, long kern
 		struct fb_entry lower;
 		enum module_verdict v;
 		char note[512] = "";
-		int nocode;
+		int nocode, lower_sm = 0;
 
-		v = judge_module(m, r->s->opt.archs[a], &lower, note, sizeof note, &nocode);
+		v = judge_module(m, r->s->opt.archs[a], &lower, &lower_sm, &nocode);
 		if (c)
 			v = check_chosen(r, c, r->s->opt.archs[a], v, note, sizeof note);
 		if (v == MV_SHIM && c && r->s->opt.deep) {
 			/* Counted once lowered, with every other module (deep_run). */
-			deep_request(r->s, (int)(f - r->s->files), c, &lower, a, kernels);
+			deep_request(r->s, (int)(f - r->s->files), c, &lower, a, lower_sm, kernels);
 			r->requested = 1;
 			continue;
 		}
@@ -368,46 +369,24 @@ static void read_cubin(struct reader *r)
 	add_module(r, &m, fb_cubin_kernels(r->map, r->len), 1, NULL);
 }
 
-/* The architecture a PTX text targets (".target sm_80"), 0 if none. */
-static unsigned ptx_target(const uint8_t *p, size_t n, uint64_t *flags)
-{
-	const uint8_t *t = memmem(p, n, ".target", 7);
-	unsigned arch = 0;
-	size_t i;
-
-	if (!t)
-		return 0;
-	i = (size_t)(t - p) + 7;
-	while (i < n && (p[i] == ' ' || p[i] == '\t'))
-		i++;
-	if (n - i < 4 || memcmp(p + i, "sm_", 3) != 0)
-		return 0;
-	for (i += 3; i < n && p[i] >= '0' && p[i] <= '9' && arch < 10000; i++)
-		arch = arch * 10 + (unsigned)(p[i] - '0');
-	if (i < n && p[i] == 'a')
-		*flags |= FB_FLAG_ARCH_SPECIFIC;
-	else if (i < n && p[i] == 'f')
-		*flags |= FB_FLAG_FAMILY;
-	return arch;
-}
-
 static void read_ptx(struct reader *r)
 {
 	struct fb_entry e = {.kind = FB_KIND_PTX, .flags = FB_FLAG_64BIT, .codec = FB_PLAIN,
 			     .stored_bytes = r->len, .bytes = r->len};
 	struct module_facts m = {.entries = &e, .nentries = 1, .from_text = 1};
+	struct fb_container text = {.base = r->map, .size = r->len};
+	int suffix = 0;
 
-	e.arch = ptx_target(r->map, r->len, &e.flags);
+	e.arch = (unsigned)ptx_text_target((const char *)r->map, r->len, &suffix);
 	if (!e.arch) {
 		add_malformed(r, "PTX without a .target sm_XY directive");
 		return;
 	}
-	m.mentions_bf16 = memmem(r->map, r->len, "bf16", 4) != NULL;
-	if (r->s->opt.deep) {
-		m.text = (const char *)r->map;
-		m.text_len = r->len;
-	}
-	add_module(r, &m, ptx_kernels(r->map, r->len), 1, NULL);
+	e.flags |= suffix == 'a' ? FB_FLAG_ARCH_SPECIFIC : suffix == 'f' ? FB_FLAG_FAMILY : 0;
+	m.text = (const char *)r->map;
+	m.text_len = r->len;
+	/* --deep lowers the text as a fatbin's PTX: a container of one plain entry. */
+	add_module(r, &m, ptx_kernels(r->map, r->len), 1, &text);
 }
 
 static int ends_with(const char *s, const char *suffix)

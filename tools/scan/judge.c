@@ -2,22 +2,21 @@
  *
  * A module runs natively with SASS for the GPU, through the driver's JIT with PTX at or
  * below it (the driver's choice: fb_entry_runs), and through bf16shim when the library
- * lowers its PTX on its way into the driver: PTX text that its package hands the driver
- * (load/loaders.c: below sm_80, text that mentions bf16), or a fatbin whose only code the
- * GPU could run is PTX for a newer GPU (load/fatload.c: fb_choose_lowering).  Without --deep
- * that is a prediction ("can be lowered"); with it, deep.c lowers the PTX as the library
- * would and says which kernels are left out, and what the target's tools refuse.  A module
- * with code only for other GPUs on purpose (sm_90a, sm_100f) is not a failure: the library
- * it belongs to picks another kernel here.  A file cannot run when none of its modules
- * does; when some of its kernels have nothing for the GPU it runs partly, which is how
- * libraries that choose their kernels by GPU (cuBLAS, cuDNN, cuFFT) are built, so that
- * alone is not a failure. */
+ * lowers its PTX on its way into the driver, by the library's own decision (ptx_lower_for,
+ * ptx_text_lower_for): PTX text that its package hands the driver (load/loaders.c), or a
+ * fatbin whose only code the GPU could run is PTX for a newer GPU (load/fatload.c:
+ * fb_choose_lowering).  Without --deep that is a prediction ("can be lowered"); with it,
+ * deep.c lowers the PTX as the library would and says which kernels are left out, and what
+ * the ISA table and the target's ptxas refuse.  A module with code only for other GPUs on
+ * purpose (sm_90a, sm_100f) is not a failure: the library it belongs to picks another
+ * kernel here.  A file cannot run when none of its modules does; when some of its kernels
+ * have nothing for the GPU it runs partly, which is how libraries that choose their kernels
+ * by GPU (cuBLAS, cuDNN, cuFFT) are built, so that alone is not a failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lower.h"
-#include "lower_module.h"
 #include "scan.h"
 
 target_code target_of(const struct fb_entry *e)
@@ -41,42 +40,8 @@ static int targets_kind(target_code t)
 	return t >> 24;
 }
 
-/* PTX text for a GPU below its .target: bf16shim lowers it when the text has bf16 in it;
- * with the text at hand (--deep) the lowering pass says whether everything lowers. */
-static enum module_verdict judge_text(const struct module_facts *m, int sm, char *note,
-				      size_t len, int *nocode)
-{
-	struct ptx_lower_report rep;
-	char *out = NULL;
-	size_t out_len = 0;
-	int st;
-
-	if (sm >= 80 || !m->mentions_bf16) {
-		snprintf(note, len, "PTX for sm_%u is newer than sm_%d%s", m->entries[0].arch, sm,
-			 sm >= 80 ? "" : " and has no bf16 for bf16shim to lower");
-		*nocode = 1;
-		return MV_NONE;
-	}
-	if (!m->text)
-		return MV_SHIM;
-	st = ptx_lower(m->text, m->text_len, sm, &out, &out_len, &rep);
-	free(out);
-	if (st < 0) {
-		snprintf(note, len, "bf16shim cannot lower this PTX (%s)",
-			 ptx_lower_status_name(st));
-		return MV_NONE;
-	}
-	if (rep.n_issues) {
-		snprintf(note, len, "line %u: '%s' needs sm_%d and bf16shim cannot lower it (%s)",
-			 rep.issues[0].line, rep.issues[0].what, rep.issues[0].need_sm,
-			 rep.issues[0].why);
-		return MV_NONE;
-	}
-	return MV_SHIM;
-}
-
 enum module_verdict judge_module(const struct module_facts *m, int sm, struct fb_entry *lower,
-				 char *note, size_t notelen, int *nocode)
+				 int *lower_sm, int *nocode)
 {
 	int ptx = 0, elsewhere = 1;
 
@@ -91,13 +56,18 @@ enum module_verdict judge_module(const struct module_facts *m, int sm, struct fb
 		ptx |= e->kind == FB_KIND_PTX && fb_entry_runs(e, sm);
 		elsewhere &= !!(e->flags & (FB_FLAG_ARCH_SPECIFIC | FB_FLAG_FAMILY));
 	}
+	/* PTX text: the library's decision (above the GPU, or holding what its .target lacks). */
+	if (m->from_text && !elsewhere &&
+	    (*lower_sm = ptx_text_lower_for(m->text, m->text_len, sm))) {
+		*lower = m->entries[0];
+		return MV_SHIM;
+	}
 	if (ptx)
 		return MV_JIT;
 	if (m->container &&
-	    fb_choose_lowering(m->container->base, m->container->size, sm, lower) >= 0)
+	    fb_choose_lowering(m->container->base, m->container->size, sm, lower) >= 0 &&
+	    (*lower_sm = ptx_lower_for((int)lower->arch, sm)))
 		return MV_SHIM;
-	if (m->from_text && !elsewhere)
-		return judge_text(m, sm, note, notelen, nocode);
 	*nocode = !elsewhere;
 	return elsewhere ? MV_ELSEWHERE : MV_NONE;
 }

@@ -280,7 +280,8 @@ char *ptxas_check(const struct ptxas *p, int sm, const char *ptx, size_t len)
 
 void ptxas_describe(const struct ptxas *p, const int *archs, int narchs, char *buf, size_t len)
 {
-	size_t used = (size_t)snprintf(buf, len, "lowered modules are checked by");
+	size_t used = (size_t)snprintf(buf, len, "lowered modules are held against the ISA table "
+				       "and checked by");
 	int missing = 0, any = 0;
 
 	for (int i = 0; i < (p ? p->n : 0); i++)
@@ -297,7 +298,8 @@ void ptxas_describe(const struct ptxas *p, const int *archs, int narchs, char *b
 			any = 1;
 		}
 	if (!any)
-		used = (size_t)snprintf(buf, len, "lowered modules are not checked by ptxas");
+		used = (size_t)snprintf(buf, len, "lowered modules are held against the ISA table, "
+					"not checked by ptxas");
 	for (int k = 0; k < narchs; k++)
 		missing += !for_sm(p, archs[k]);
 	if (!missing)

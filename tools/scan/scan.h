@@ -128,16 +128,16 @@ struct module_facts {
 	const struct fb_entry *entries;
 	int nentries;
 	int from_text;                /* PTX text a package hands the driver itself */
-	int mentions_bf16;            /* from_text: the text has bf16 in it */
-	const char *text;             /* from_text, with --deep: the PTX to check */
+	const char *text;             /* from_text: the PTX */
 	size_t text_len;
 	const struct fb_container *container;  /* a fatbin's */
 };
-/* The module's verdict on sm; MV_SHIM with *lower set to the PTX entry of a fatbin that
- * bf16shim lowers, which --deep then lowers (deep.c).  note: why it cannot run, when that
- * is more than its targets say; *nocode: MV_NONE because nothing in it is for the GPU. */
+/* The module's verdict on sm; MV_SHIM with *lower set to the PTX entry that bf16shim
+ * lowers (a fatbin's, or the text itself) and *lower_sm to the architecture it is lowered
+ * for (sm; for text that holds what its own .target lacks, that .target), which --deep then
+ * lowers (deep.c).  *nocode: MV_NONE because nothing in it is for the GPU. */
 enum module_verdict judge_module(const struct module_facts *m, int sm, struct fb_entry *lower,
-				 char *note, size_t notelen, int *nocode);
+				 int *lower_sm, int *nocode);
 /* Counts one module of verdict v with kernels kernels (-1: not counted), left_out of them
  * not run (lowering left them out), for arch a of file f. */
 void count_module(struct file_result *f, int a, enum module_verdict v, long kernels,
@@ -160,10 +160,11 @@ void elsewhere_text(const struct file_result *f, char *buf, size_t len);
 void fix_for(const struct file_result *f, int sm, char *buf, size_t len);
 
 /* deep.c: with --deep, the modules bf16shim lowers, each distinct PTX once per target. */
-/* The PTX entry e of container c (kept mapped until deep_run) lowered for arch a, for a
- * module of file f with kernels kernels (-1: not counted). */
+/* The PTX entry e of container c (kept mapped until deep_run; PTX text is a container of
+ * one plain entry) lowered for sm, for arch a of a module of file f with kernels kernels
+ * (-1: not counted). */
 void deep_request(struct scan *s, int f, const struct fb_container *c,
-		  const struct fb_entry *e, int a, long kernels);
+		  const struct fb_entry *e, int a, int sm, long kernels);
 /* A mapping that requests point into, unmapped by deep_run. */
 void deep_keep_mapping(struct scan *s, void *map, size_t len);
 /* Lowers what was requested on every core, through the library's disk cache, then counts
@@ -183,7 +184,8 @@ const char *ptxas_identity(const struct ptxas *p, int sm);
 /* The lowered PTX (len bytes) through the ptxas for sm: NULL when it takes it, else its
  * first complaint, whole (free it). */
 char *ptxas_check(const struct ptxas *p, int sm, const char *ptx, size_t len);
-/* One line for the report: which ptxas checks which target, or why none does. */
+/* One line for the report: that the ISA table holds every lowered module, and which ptxas
+ * checks which target, or why none does. */
 void ptxas_describe(const struct ptxas *p, const int *archs, int narchs, char *buf, size_t len);
 
 /* alike.c: alternative builds (libx_cuda118.so beside libx_cuda124.so) and files alike. */

@@ -64,11 +64,12 @@ int ptxl_build_add_sub_mul(iseq *S, const pinst *I, const pmods *M)
 }
 
 /* PTX ISA min/max: a NaN operand is ignored (both NaN: NaN), .NaN makes any NaN win,
- * .xorsign.abs compares magnitudes and gives a non-NaN result the XOR of the signs. */
-static iarg minmax_half(iseq *S, const pinst *I, const pmods *M, const iarg *x)
+ * .xorsign.abs compares magnitudes and gives a non-NaN result the XOR of the signs.  a and
+ * b are f32 bits; the result's too (flags: M_NAN, M_XORSIGN, M_FTZ). */
+iarg ptxl_minmax_f32(iseq *S, int is_min, iarg a, iarg b, unsigned flags)
 {
-	iarg a = x[0], b = x[1], r = ir_r(S), sign = ir_r(S), t = ir_r(S);
-	int xs = (M->flags & M_XORSIGN) != 0;
+	iarg r = ir_r(S), sign = ir_r(S);
+	int xs = (flags & M_XORSIGN) != 0, ftz = (flags & M_FTZ) != 0;
 	if (xs) {
 		iarg ma = ir_r(S), mb = ir_r(S);
 		E(S, "xor.b32", sign, a, b);
@@ -77,8 +78,9 @@ static iarg minmax_half(iseq *S, const pinst *I, const pmods *M, const iarg *x)
 		E(S, "and.b32", mb, b, ir_imm(0x7fffffff));
 		a = ma, b = mb;
 	}
-	E(S, !strcmp(I->word[0], "min") ? "min.f32" : "max.f32", r, a, b);
-	if (M->flags & M_NAN) {
+	E(S, is_min ? (ftz ? "min.ftz.f32" : "min.f32") : (ftz ? "max.ftz.f32" : "max.f32"), r,
+	  a, b);
+	if (flags & M_NAN) {
 		iarg any = ir_p(S);
 		E(S, "setp.nan.f32", any, a, b);
 		E(S, "selp.b32", r, ir_imm(0x7fffffff), r, any);
@@ -89,7 +91,14 @@ static iarg minmax_half(iseq *S, const pinst *I, const pmods *M, const iarg *x)
 		E(S, "or.b32", signed_, r, sign);
 		E(S, "selp.b32", r, r, signed_, nan);
 	}
-	E(S, "shr.u32", t, r, ir_imm(16));
+	return r;
+}
+
+static iarg minmax_half(iseq *S, const pinst *I, const pmods *M, const iarg *x)
+{
+	iarg t = ir_r(S);
+	E(S, "shr.u32", t, ptxl_minmax_f32(S, !strcmp(I->word[0], "min"), x[0], x[1], M->flags),
+	  ir_imm(16));
 	return t;
 }
 
@@ -201,7 +210,8 @@ int ptxl_build_set(iseq *S, const pinst *I, const pmods *M)
 static iarg approx_half(iseq *S, const pinst *I, const pmods *M, const iarg *x)
 {
 	iarg r = ir_r(S);
-	(void)M;
+	if (!strcmp(I->word[0], "tanh") && M->ctx->target < 75)
+		return ptxl_bf_round(S, ptxl_tanh_f32(S, x[0]), RND_RN, 0);   /* emit_float.c */
 	E(S, !strcmp(I->word[0], "ex2") ? "ex2.approx.ftz.f32" : "tanh.approx.f32", r, x[0]);
 	return ptxl_bf_round(S, r, RND_RN, 0);
 }

@@ -23,6 +23,7 @@
  * membar.cta before the arrival and after the test.  cp.async.mbarrier.arrive (9.7.9.25.3.4) comes
  * after copies that are already complete: .noinc is an arrival, the plain form (pending
  * count raised, then an arrival) changes nothing.  Exact. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lower_internal.h"
@@ -64,13 +65,16 @@ static int cp_form(const pinst *I, const lctx *ctx, cpform *f)
 	}
 	if (!shared || !global || I->nops < 3 || I->nops > 4 + f->hint)
 		return -1;
-	f->size = strcmp(I->op[2], "4") == 0 ? 4 : strcmp(I->op[2], "8") == 0 ? 8
-		  : strcmp(I->op[2], "16") == 0 ? 16 : 0;
+	/* cp-size: an integer constant, in any base PTX writes ("8", "0x08") */
+	char *end;
+	long size = strtol(I->op[2], &end, 0);
+	f->size = *end || (size != 4 && size != 8 && size != 16) ? 0 : (int)size;
 	if (!f->size || (cg && f->size != 16))
 		return -1;
 	if (I->nops == 4 + f->hint) {
 		const char *t = I->op[3];
-		int w = t[0] == '%' && ctx->regs ? ptxl_reg_width(ctx->regs, t) : 0;
+		/* a register: %r5, or a name without '%' (src0, as inline asm declares them) */
+		int w = ptx_ident_start(t[0]) && ctx->regs ? ptxl_reg_width(ctx->regs, t) : 0;
 		if (t[0] == '!' || w == RW_PRED)
 			f->tail = 2;
 		else if ((t[0] >= '0' && t[0] <= '9') || w == RW_32 || w == RW_64 || w == RW_16)

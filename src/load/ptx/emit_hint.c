@@ -40,8 +40,11 @@ int ptxl_need_hint(const pinst *I, const lctx *ctx)
 		return 80;
 	if (!strcmp(base, "nanosleep"))
 		return 70;
-	/* a 16-bit atomic the target lacks is emit_atom.c's whole */
+	/* a 16-bit atomic the target lacks is emit_atom.c's whole, and an access of the sm_70
+	 * memory model emit_memory.c's */
 	if ((!strcmp(base, "atom") || !strcmp(base, "red")) && ptxl_need_atom(I, ctx) > ctx->target)
+		return 0;
+	if (ptxl_need_memory(I, ctx) > ctx->target)
 		return 0;
 	int need = 0;
 	for (int i = 1; i < I->nwords; i++) {

@@ -7,6 +7,9 @@
  * rows 2 (l % 4) and 2 (l % 4) + 1.  Here each lane fetches the address of the row it needs
  * from the lane that gave it (shfl.sync.idx) and loads its four bytes (two halves for
  * .trans) itself.
+ * stmatrix.sync.aligned.m8n8.xN{.trans}{.shared}.b16 [p], {r} (sm_90; 9.7.14.5.16) is the
+ * same the other way: each lane fetches the address of its row and stores its four bytes
+ * (two halves, each to its own row, for .trans).
  * movmatrix.sync.aligned.m8n8.trans.b16 d, a (9.7.14.5.17): d holds what a holds in
  * ldmatrix's layout, transposed: lane l's halves are a's (2t, g) and (2t + 1, g) with
  * g = l / 4, t = l % 4, which lanes 8t + g / 2 and 8t + 4 + g / 2 hold in their halves g % 2. */
@@ -47,7 +50,7 @@ int ptxl_need_ldmatrix(const pinst *I, const lctx *ctx)
 {
 	int n, trans, shared;
 	(void)ctx;
-	return ldmatrix_form(I, &n, &trans, &shared) ? 0 : 75;
+	return ldmatrix_form(I, &n, &trans, &shared) ? 0 : !strcmp(I->word[0], "stmatrix") ? 90 : 75;
 }
 
 /* The row address lane src gave, plus off bytes: a .b32 for shared memory, .b64 generic. */
@@ -73,12 +76,14 @@ static iarg row_addr(iseq *S, iarg addr, iarg src, int wide, iarg off)
 
 int ptxl_build_ldmatrix(iseq *S, const pinst *I, const pmods *M)
 {
-	int n, trans, shared;
+	int n, trans, shared, st = !strcmp(I->word[0], "stmatrix");
+	int regs = st ? 1 : 0, mem = st ? 0 : 1;    /* stmatrix [p], {r}: the other way round */
 	iarg addr;
-	if (ldmatrix_form(I, &n, &trans, &shared) || I->nops != 2 || ptxl_vec_len(I->op[0]) != n ||
-	    ptxl_addr_temp(S, I, M, 1, !shared, &addr))
+	if (ldmatrix_form(I, &n, &trans, &shared) || I->nops != 2 || ptxl_vec_len(I->op[regs]) != n ||
+	    ptxl_addr_temp(S, I, M, mem, !shared, &addr))
 		return -1;
 	const char *ld32 = shared ? "ld.shared.b32" : "ld.b32", *ld16 = shared ? "ld.shared.b16" : "ld.b16";
+	const char *st32 = shared ? "st.shared.b32" : "st.b32", *st16 = shared ? "st.shared.b16" : "st.b16";
 	iarg lane = ir_r(S), g = ir_r(S), t = ir_r(S), off = ir_r(S);
 	E(S, "mov.u32", lane, ir_text("%laneid"));
 	E(S, "shr.u32", g, lane, ir_imm(2));
@@ -94,12 +99,21 @@ int ptxl_build_ldmatrix(iseq *S, const pinst *I, const pmods *M)
 		E(S, "or.b32", src, trans ? t : g, ir_imm((uint64_t)(8 * i)));
 		if (!trans) {
 			iarg a = row_addr(S, addr, src, !shared, off);
-			EG(S, ld32, ir_vec(0, i), ir_mem(a, 0));
+			if (st)
+				EG(S, st32, ir_mem(a, 0), ir_vec(1, i));
+			else
+				EG(S, ld32, ir_vec(0, i), ir_mem(a, 0));
 			continue;
 		}
 		iarg h = ptxl_ir_temps(S, IA_H, 2), src1 = ir_r(S);
 		E(S, "add.s32", src1, src, ir_imm(1));
 		iarg a0 = row_addr(S, addr, src, !shared, off), a1 = row_addr(S, addr, src1, !shared, off);
+		if (st) {
+			E(S, "mov.b32", ir_tvec(h, 2), ir_vec(1, i));
+			EG(S, st16, ir_mem(a0, 0), h);
+			EG(S, st16, ir_mem(a1, 0), ir_el(h, 1));
+			continue;
+		}
 		EG(S, ld16, h, ir_mem(a0, 0));   /* under the guard, as the other loads */
 		EG(S, ld16, ir_el(h, 1), ir_mem(a1, 0));
 		EG(S, "mov.b32", ir_vec(0, i), ir_tvec(h, 2));

@@ -283,6 +283,8 @@ int ptxl_build_cvt_round(iseq *S, const pinst *I, const pmods *M);
 int ptxl_build_fma(iseq *S, const pinst *I, const pmods *M);
 int ptxl_build_add_sub_mul(iseq *S, const pinst *I, const pmods *M);
 int ptxl_build_min_max(iseq *S, const pinst *I, const pmods *M);
+/* min/max of f32 bits with the ISA's NaN, .NaN, .xorsign.abs and .ftz rules (emit_arith.c). */
+iarg ptxl_minmax_f32(iseq *S, int is_min, iarg a, iarg b, unsigned flags);
 int ptxl_build_neg_abs(iseq *S, const pinst *I, const pmods *M);
 int ptxl_build_setp(iseq *S, const pinst *I, const pmods *M);
 int ptxl_build_set(iseq *S, const pinst *I, const pmods *M);
@@ -311,6 +313,21 @@ int ptxl_need_atom(const pinst *I, const lctx *ctx);
 int ptxl_build_atom(iseq *S, const pinst *I, const pmods *M);
 int ptxl_need_hint(const pinst *I, const lctx *ctx);
 int ptxl_build_hint(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_minmax(const pinst *I, const lctx *ctx);   /* emit_float.c */
+int ptxl_build_minmax(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_approx(const pinst *I, const lctx *ctx);
+int ptxl_build_approx_f(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_griddep(const pinst *I, const lctx *ctx);
+int ptxl_need_fence_proxy(const pinst *I, const lctx *ctx);
+int ptxl_build_fence_proxy(iseq *S, const pinst *I, const pmods *M);
+/* tanh of f32 bits for targets without tanh.approx.f32 (below sm_75). */
+iarg ptxl_tanh_f32(iseq *S, iarg x);
+int ptxl_need_mma_types(const pinst *I, const lctx *ctx);   /* emit_mma_types.c */
+int ptxl_build_mma_types(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_memory(const pinst *I, const lctx *ctx);   /* emit_memory.c */
+int ptxl_build_memory(iseq *S, const pinst *I, const pmods *M);
+int ptxl_need_sreg(const pinst *I, const lctx *ctx);     /* emit_sreg.c */
+int ptxl_build_sreg(iseq *S, const pinst *I, const pmods *M);
 /* Per function of the text (in order): 1 if its wmma must use this pass's layout (it has
  * .bf16 wmma and target is below sm_80); returns the number of functions, -1 on ENOMEM. */
 int ptxl_need_wmma(const pinst *I, const lctx *ctx);

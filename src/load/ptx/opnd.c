@@ -27,6 +27,12 @@ void ptxl_regs_reset(regtab *T)
 
 static void add_decl(regtab *T, const char *name, size_t len, int param, int width)
 {
+	/* Sibling blocks (one per inline asm statement of a kernel) declare the same names
+	 * again and again: one entry serves them all. */
+	for (int k = 0; k < T->n; k++)
+		if (T->d[k].len == len && T->d[k].param == param && T->d[k].width == width &&
+		    !memcmp(T->d[k].name, name, len))
+			return;
 	if (len == 0 || len >= sizeof(T->d[0].name) || T->n == REGTAB_MAX) {
 		T->overflow = 1;
 		return;

@@ -20,17 +20,6 @@ static const char *const cmp_words[] = { "eq", "ne", "lt", "le", "gt", "ge", "eq
 					 "ltu", "leu", "gtu", "geu", "num", "nan" };
 static const char *const bool_words[] = { "and", "or", "xor" };
 
-/* Instructions with no bf16 type that still need a newer GPU: reported, never lowered.
- * A row matches when the opcode starts with its words (after the base, in order). */
-static const struct { const char *words; int sm; } arch_only[] = {
-	{ "cp.async.bulk", 90 }, { "cp.reduce.async.bulk", 90 }, { "cp.async", 80 },
-	{ "ldmatrix", 75 }, { "stmatrix", 90 }, { "redux.sync", 80 }, { "mbarrier", 80 },
-	{ "elect.sync", 90 }, { "griddepcontrol", 90 }, { "wgmma", 90 }, { "setmaxnreg", 90 },
-	{ "mapa", 90 }, { "getctarank", 90 }, { "multimem", 90 }, { "fence.proxy.async", 90 },
-	{ "barrier.cluster", 90 }, { "cvt.rna.tf32", 80 }, { "tanh.approx", 75 },
-	{ "ex2.approx.f16", 75 }, { "ex2.approx.ftz.f16", 75 },
-};
-
 const char *ptxl_rnd_word(int rnd)
 {
 	return rnd > 0 && rnd < (int)(sizeof(rnd_words) / sizeof(rnd_words[0])) ? rnd_words[rnd]
@@ -181,10 +170,6 @@ static int match_arith(const char *base, const pmods *M, int target, pmatch *m)
 		if (r)
 			return 0;
 		m->kind = PTX_LK_APPROX, m->build = ptxl_build_approx;
-		if (tanh_ && target < 75) {
-			m->build = NULL;   /* tanh.approx.f32 itself needs sm_75 */
-			m->why = "its f32 replacement tanh.approx.f32 needs sm_75";
-		}
 		return 90;
 	}
 	return 0;
@@ -222,18 +207,10 @@ int ptxl_rule_match(const pinst *I, const lctx *ctx, pmatch *m)
 		return r;
 	memset(m, 0, sizeof(*m));
 	m->mods.ctx = ctx;
-	if (!has_bf16_type(I)) {
-		for (int i = 0; i < N(arch_only); i++) {
-			if (ptxl_words_prefix(I, arch_only[i].words)) {
-				if (arch_only[i].sm <= target_sm)
-					return MATCH_NONE;
-				m->need_sm = arch_only[i].sm;
-				m->why = "needs a newer GPU and is not a bf16 instruction this pass lowers";
-				return MATCH_ISSUE;
-			}
-		}
+	/* Without bf16, what the target lacks is the ISA table's to say (isa.c; lower.c asks it
+	 * for every instruction no rule lowers). */
+	if (!has_bf16_type(I))
 		return MATCH_NONE;
-	}
 	parse_mods(I, &m->mods);
 	m->mods.ctx = ctx;
 	const char *base = I->word[0];

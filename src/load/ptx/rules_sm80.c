@@ -53,10 +53,12 @@ static int mma_other_sm(const pinst *I)
 static const sm80_rule rules[] = {
 	{ "mma.sp", PTX_LK_MMA, 80, ptxl_need_mma_sp, ptxl_build_mma_sp },
 	{ "mma.sp::ordered_metadata", PTX_LK_MMA, 80, ptxl_need_mma_sp, ptxl_build_mma_sp },
+	{ "mma", PTX_LK_MMA, 0, ptxl_need_mma_types, ptxl_build_mma_types },
 	{ "mma", PTX_LK_MMA, 80, need_mma, ptxl_build_mma },
 	{ "wmma", PTX_LK_WMMA, 0, ptxl_need_wmma, ptxl_build_wmma },
 	{ "ldmatrix", PTX_LK_LDMATRIX, 75, ptxl_need_ldmatrix, ptxl_build_ldmatrix },
 	{ "movmatrix", PTX_LK_LDMATRIX, 75, ptxl_need_movmatrix, ptxl_build_movmatrix },
+	{ "stmatrix", PTX_LK_LDMATRIX, 0, ptxl_need_ldmatrix, ptxl_build_ldmatrix },
 	{ "cp.async.bulk", -1, 0, NULL, NULL },
 	{ "cp.async.mbarrier.arrive", PTX_LK_MBARRIER, 80, ptxl_need_mbarrier, ptxl_build_mbarrier },
 	{ "cp.async.commit_group", PTX_LK_CP_ASYNC, 80, ptxl_need_cp_async_group, ptxl_build_nothing },
@@ -77,6 +79,19 @@ static const sm80_rule rules[] = {
 	{ "applypriority", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
 	{ "discard", PTX_LK_HINT, 80, ptxl_need_hint, ptxl_build_hint },
 	{ "nanosleep", PTX_LK_HINT, 70, ptxl_need_hint, ptxl_build_hint },
+	{ "min", PTX_LK_FLOAT, 0, ptxl_need_minmax, ptxl_build_minmax },
+	{ "max", PTX_LK_FLOAT, 0, ptxl_need_minmax, ptxl_build_minmax },
+	{ "tanh", PTX_LK_FLOAT, 0, ptxl_need_approx, ptxl_build_approx_f },
+	{ "ex2", PTX_LK_FLOAT, 0, ptxl_need_approx, ptxl_build_approx_f },
+	{ "griddepcontrol", PTX_LK_FLOAT, 0, ptxl_need_griddep, ptxl_build_nothing },
+	{ "fence", PTX_LK_FLOAT, 0, ptxl_need_fence_proxy, ptxl_build_fence_proxy },
+	{ "fence", PTX_LK_MEMORY, 0, ptxl_need_memory, ptxl_build_memory },
+	{ "ld", PTX_LK_MEMORY, 0, ptxl_need_memory, ptxl_build_memory },
+	{ "st", PTX_LK_MEMORY, 0, ptxl_need_memory, ptxl_build_memory },
+	{ "atom", PTX_LK_MEMORY, 0, ptxl_need_memory, ptxl_build_memory },
+	{ "red", PTX_LK_MEMORY, 0, ptxl_need_memory, ptxl_build_memory },
+	{ "mov", PTX_LK_SREG, 0, ptxl_need_sreg, ptxl_build_sreg },
+	{ "cvt", PTX_LK_SREG, 0, ptxl_need_sreg, ptxl_build_sreg },
 };
 
 int ptxl_words_prefix(const pinst *I, const char *spec);

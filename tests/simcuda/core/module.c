@@ -358,6 +358,8 @@ static void *try_map_global(void *ctx, uint64_t addr, size_t bytes, int write)
 	return sim_mem_try_map(addr, bytes);
 }
 
+static atomic_uint_least64_t grids_launched;
+
 static sim_err launch_run(sim_op *op)
 {
 	struct launch_op *lo = (struct launch_op *)op;
@@ -372,8 +374,10 @@ static sim_err launch_run(sim_op *op)
 		sim_stats_add(0, 0, 1, 0);
 		return SIM_OK;
 	}
-	ps = ptx_launch(lo->f->kernel, lo->grid, lo->block, lo->shmem, lo->params, &mem, &st,
-			err, sizeof err);
+	/* %gridid: the grid's launch number in its context (PTX ISA 10.10), one count for the
+	 * process here (a program's contexts are few and never told apart by it). */
+	ps = ptx_launch_grid(atomic_fetch_add(&grids_launched, 1) + 1, lo->f->kernel, lo->grid,
+			     lo->block, lo->shmem, lo->params, &mem, &st, err, sizeof err);
 	sim_stats_add(st.global_bytes_read, st.global_bytes_written, 1, 0);
 	if (ps == PTX_OK)
 		return SIM_OK;

@@ -33,7 +33,7 @@ typedef struct arch_row {
 /* How ptxas words a row: the noun when the target is too old, when the PTX ISA is, whether
  * the PTX ISA message comes first, and whether the target is named without "sm_". */
 enum { K_FEATURE, K_INSTRUCTION, K_MODIFIER, K_REMOVED, K_MODFEAT, K_FEATVER, K_MODVER,
-       K_INSN_BARE };
+       K_INSN_BARE, K_INSNFEAT };
 static const struct {
 	const char *noun, *ver_noun;
 	uint8_t ver_first, bare;
@@ -46,6 +46,7 @@ static const struct {
 	[K_FEATVER] = { "Feature", "Feature", 1, 0 },
 	[K_MODVER] = { "Modifier", "Modifier", 1, 0 },
 	[K_INSN_BARE] = { "Instruction", "Instruction", 0, 1 },
+	[K_INSNFEAT] = { "Instruction", "Feature", 0, 0 },
 };
 
 #define OPS(...) ((const uint16_t[]){ __VA_ARGS__, 0 })
@@ -139,8 +140,13 @@ static const arch_row rows[] = {
 	{ OPS(OP_atom), 0, 0, T_b16, W_cas, 0, 70, 63, 0, "atom.cas.b16", "PTX ISA 9.7.13.5", 0 },
 	/* miscellaneous */
 	{ OPS(OP_fence), 0, 0, 0, 0, 0, 70, 60, 0, "fence instruction", "PTX ISA 9.7.13.4", 0 },
-	{ OPS(OP_nanosleep), 0, 0, 0, 0, 0, 70, 63, K_INSTRUCTION, "nanosleep",
-	  "PTX ISA 9.7.19.4", 0 },
+	{ OPS(OP_fence), 0, 0, 0, W_alias, 0, 70, 75, K_MODIFIER, ".alias", "PTX ISA 9.7.13.4", 0 },
+	{ OPS(OP_fence), 0, 0, 0, W_proxy, 0, 70, 75, 0, "fence.proxy", "PTX ISA 9.7.13.4", 0 },
+	{ OPS(OP_fence), 0, 0, 0, W_async, 0, 90, 80, K_MODIFIER, ".async", "PTX ISA 9.7.13.4", 0 },
+	/* The ISA says PTX ISA 6.3; ptxas 12.4 takes 6.2 ("Feature 'nanosleep' requires PTX
+	 * ISA .version 6.2 or later"), as lowered code for sm_70 may declare. */
+	{ OPS(OP_nanosleep), 0, 0, 0, 0, 0, 70, 62, K_INSNFEAT, "nanosleep",
+	  "PTX ISA 9.7.19.4; ptxas 12.4", 0 },
 	{ OPS(OP_griddepcontrol), 0, 0, 0, W_wait, 0, 90, 78, K_MODIFIER, ".wait",
 	  "PTX ISA 9.7.15", 0 },
 	{ OPS(OP_griddepcontrol), 0, 0, 0, W_launch_dependents, 0, 90, 78, K_MODIFIER,
@@ -430,4 +436,49 @@ int ptx__arch_check(pdec *D, int op)
 		 "a newer target", D->text, D->line);
 	append(D, line);
 	return -1;
+}
+
+/* Special registers that need a newer target or PTX ISA (PTX ISA chapter 10; ptxas 13.0
+ * names each as a feature by its register, without its component: "%clusterid").  The
+ * rest need nothing the oldest target here lacks. */
+static const struct {
+	int first, last;          /* enum psreg */
+	uint8_t sm, ptx;
+	const char *name;
+} sreg_rows[] = {
+	{ SR_reserved_smem_offset_begin, SR_reserved_smem_offset_begin, 80, 76, "%reserved_smem_offset_begin" },
+	{ SR_reserved_smem_offset_end, SR_reserved_smem_offset_end, 80, 76, "%reserved_smem_offset_end" },
+	{ SR_reserved_smem_offset_cap, SR_reserved_smem_offset_cap, 80, 76, "%reserved_smem_offset_cap" },
+	{ SR_reserved_smem_offset_0, SR_reserved_smem_offset_0, 80, 76, "%reserved_smem_offset_0" },
+	{ SR_reserved_smem_offset_1, SR_reserved_smem_offset_1, 80, 76, "%reserved_smem_offset_1" },
+	{ SR_is_explicit_cluster, SR_is_explicit_cluster, 90, 78, "%is_explicit_cluster" },
+	{ SR_clusterid_x, SR_clusterid_z, 90, 78, "%clusterid" },
+	{ SR_nclusterid_x, SR_nclusterid_z, 90, 78, "%nclusterid" },
+	{ SR_cluster_ctaid_x, SR_cluster_ctaid_z, 90, 78, "%cluster_ctaid" },
+	{ SR_cluster_nctaid_x, SR_cluster_nctaid_z, 90, 78, "%cluster_nctaid" },
+	{ SR_cluster_ctarank, SR_cluster_ctarank, 90, 78, "%cluster_ctarank" },
+	{ SR_cluster_nctarank, SR_cluster_nctarank, 90, 78, "%cluster_nctarank" },
+	{ SR_aggr_smem_size, SR_aggr_smem_size, 90, 81, "%aggr_smem_size" },
+	{ SR_current_graph_exec, SR_current_graph_exec, 50, 80, "%current_graph_exec" },
+};
+
+int ptx__sreg_check(pdec *D, int sreg)
+{
+	const ptx_module *m = D->P->m;
+
+	for (size_t i = 0; i < sizeof(sreg_rows) / sizeof(sreg_rows[0]); i++) {
+		if (sreg < sreg_rows[i].first || sreg > sreg_rows[i].last)
+			continue;
+		if (sreg_rows[i].ptx > m->ptx_version) {
+			dx_fail(D, PTX_EARCH, "Feature '%s' requires PTX ISA .version %d.%d or later",
+				sreg_rows[i].name, sreg_rows[i].ptx / 10, sreg_rows[i].ptx % 10);
+			return -1;
+		}
+		if (sreg_rows[i].sm > m->arch_sm) {
+			dx_fail(D, PTX_EARCH, "Feature '%s' requires .target sm_%d or higher",
+				sreg_rows[i].name, sreg_rows[i].sm);
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -153,6 +153,14 @@ static void lookup(pparse *P, const char *s, uint32_t n, popnd *o)
 			}
 		}
 	}
+	/* WARP_SZ, among the PTX ISA's predefined identifiers (4.4, "Identifiers"): the warp
+	 * size, 32 on every architecture (CUDA C++ Programming Guide, "Compute Capabilities",
+	 * technical specifications: warp size 32).  nvcc writes it for warpSize. */
+	if (n == 7 && memcmp(s, "WARP_SZ", 7) == 0) {
+		o->kind = O_IMM;
+		o->imm = 32;
+		return;
+	}
 	if (s[0] == '%') {
 		for (int i = 0; i < SR_COUNT; i++) {
 			if (strlen(sreg_names[i]) == n && memcmp(sreg_names[i], s, n) == 0) {

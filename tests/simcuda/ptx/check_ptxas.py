@@ -49,6 +49,8 @@ CASES = [
     ("7.4", 75, 75, "prefetch.global.L2::evict_last [%rd1];"),
     ("6.3", 60, 75, "atom.global.add.noftz.f16 %h1, [%rd1], %h2;"),
     ("6.3", 52, 75, "nanosleep.u32 %r1;"),
+    ("6.0", 70, 75, "nanosleep.u32 %r1;"),
+    ("6.2", 70, 75, "nanosleep.u32 %r1;"),
     ("6.0", 52, 75, "cvt.rn.f16x2.f32 %r1, %f1, %f2;"),
     ("6.0", 52, 75, "shf.l.wrap.b32 %r1, %r1, %r2, %r3;"),
     ("7.0", 70, 75, "tanh.approx.f16 %h1, %h2;"),

@@ -93,9 +93,23 @@ static void start_block(pblock *b)
 	}
 }
 
+/* The shared memory reserved for the system per block from sm_80 on (the simulated driver's
+ * CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: 1 KB, as the CUDA C++ Programming
+ * Guide gives it), where %reserved_smem_offset_* point.  The ISA leaves its place open;
+ * here it follows the block's own shared memory after as many bytes again, never mapped,
+ * so that user code that runs past its shared memory still faults (ptx__mem). */
+#define SMEM_UNIT_SM80 128
+
 ptx_status ptx_launch(const ptx_kernel *k, const unsigned grid[3], const unsigned block[3],
 		      unsigned dyn_shmem, void **params, const ptx_mem *mem,
 		      ptx_launch_stats *stats, char *err, size_t errlen)
+{
+	return ptx_launch_grid(1, k, grid, block, dyn_shmem, params, mem, stats, err, errlen);
+}
+
+ptx_status ptx_launch_grid(uint64_t gridid, const ptx_kernel *k, const unsigned grid[3],
+			   const unsigned block[3], unsigned dyn_shmem, void **params,
+			   const ptx_mem *mem, ptx_launch_stats *stats, char *err, size_t errlen)
 {
 	if (err && errlen)
 		err[0] = 0;
@@ -111,10 +125,15 @@ ptx_status ptx_launch(const ptx_kernel *k, const unsigned grid[3], const unsigne
 		if (!params[i])
 			return fail(err, errlen, PTX_ELAUNCH, "parameter %u is NULL", i, 0);
 	uint64_t dyn_off = (k->shared_static + (uint64_t)k->dyn_align - 1) & ~((uint64_t)k->dyn_align - 1);
-	uint64_t shared = dyn_off + dyn_shmem;
+	uint64_t shared = dyn_off + dyn_shmem, user = shared, reserved = 0;
 	if (shared > MAX_SHARED_BYTES)
 		return fail(err, errlen, PTX_ELAUNCH, "%u bytes of shared memory is too much",
 			    (unsigned)shared, 0);
+	if (k->m->device_sm >= 80) {
+		reserved = (user + SMEM_UNIT_SM80 - 1) / SMEM_UNIT_SM80 * SMEM_UNIT_SM80 +
+			   PTX_RESERVED_SMEM;
+		shared = reserved + PTX_RESERVED_SMEM;
+	}
 
 	const ptx_module *m = k->m;
 	pblock b;
@@ -128,6 +147,9 @@ ptx_status ptx_launch(const ptx_kernel *k, const unsigned grid[3], const unsigne
 	b.nthreads = block[0] * block[1] * block[2];
 	b.nwarps = (b.nthreads + WARP - 1) / WARP;
 	b.shared_size = (uint32_t)shared;
+	b.user_shared = (uint32_t)user;
+	b.reserved_begin = (uint32_t)reserved;
+	b.gridid = gridid;
 	b.dyn_shmem = dyn_shmem;
 	b.lsize = k->local_size;
 	b.param_bytes = k->param_bytes;

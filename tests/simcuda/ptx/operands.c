@@ -259,6 +259,8 @@ uint32_t dx_elem_src(pdec *D, const popnd *o, int type)
 		if (o->neg || o->reg2 != NOREG)
 			break;
 		if (TAG_KIND(o->reg) == TAG_SREG) {
+			if (ptx__sreg_check(D, (int)TAG_IDX(o->reg)))
+				return NOREG;
 			if (TAG_IDX(o->reg) >= SR_FIRST_DYNAMIC) {
 				dx_fail(D, PTX_EUNKNOWN, "special register not supported in '%s'", D->text);
 				return NOREG;
@@ -328,6 +330,9 @@ uint32_t dx_pred(pdec *D, int i, int *neg)
 	}
 	if (o->kind == O_IMM)
 		return dx_const(D, o->imm != 0);
+	if (o->kind == O_REG && TAG_KIND(o->reg) == TAG_SREG && !o->neg &&
+	    TAG_IDX(o->reg) == SR_is_explicit_cluster)     /* the one .pred special register */
+		return dx_elem_src(D, o, T_pred);
 	dx_fail(D, PTX_ESYNTAX, "bad predicate operand for '%s'", D->text);
 	return NOREG;
 }

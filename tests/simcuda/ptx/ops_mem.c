@@ -40,7 +40,9 @@ uint8_t *ptx__mem(pwarp *w, const pinsn *in, int lane, int space, uint64_t addr,
 	uint8_t *base;
 	switch (space) {
 	case SP_SHARED:
-		limit = b->shared_size;
+		/* The block's memory, and from sm_80 on the reserved region (launch.c); not
+		 * the gap between them. */
+		limit = addr < b->reserved_begin ? b->user_shared : b->shared_size;
 		base = b->shared;
 		break;
 	case SP_LOCAL:

@@ -44,11 +44,23 @@ static int x_unpack(pwarp *w, const pinsn *in, uint32_t m)
 	return 0;
 }
 
+/* Values by the PTX ISA's chapter 10, "Special Registers" (section numbers of ISA 9.0):
+ * %smid and %nsmid (10.8-9) may be any SM numbering; blocks run one after another here, on
+ * SM 0 of 1.  The simulator has no thread block clusters (its driver refuses cluster
+ * launches), so every block is its own implicit 1x1x1 cluster (10.11-17; CUDA C++
+ * Programming Guide, "Thread Block Clusters"): %clusterid is %ctaid, %cluster_ctarank 0, and
+ * %is_explicit_cluster false.  %pm0..7 and their 64-bit forms are performance counters whose
+ * behaviour is undefined (10.25-26), %envreg0..31 hold what the driver sets, documented by no
+ * public source (10.27): all 0 here.  %current_graph_exec (10.33) names a CUDA device graph,
+ * which the simulator does not run: 0.  The shared memory sizes (10.29-32): %total_smem_size
+ * counts the block's own, in allocation units (256 bytes to sm_7x, 128 from sm_80), and
+ * excludes the 1 KB reserved from sm_80 on; %aggr_smem_size includes it. */
 uint64_t ptx__sreg_value(const pwarp *w, int sreg, int lane)
 {
 	const pblock *b = w->b;
 	uint32_t t = w->id * WARP + (uint32_t)lane;
 	uint32_t bit = 1u << lane;
+	uint32_t unit = b->m->device_sm >= 80 ? 128 : 256;
 	switch (sreg) {
 	case SR_tid_x: return t % b->block[0];
 	case SR_tid_y: return (t / b->block[0]) % b->block[1];
@@ -61,15 +73,33 @@ uint64_t ptx__sreg_value(const pwarp *w, int sreg, int lane)
 	case SR_nwarpid: return b->nwarps;
 	case SR_smid: return 0;
 	case SR_nsmid: return 1;
-	case SR_gridid: return 1;
+	case SR_gridid: return b->gridid;
 	case SR_lanemask_eq: return bit;
 	case SR_lanemask_le: return bit | (bit - 1);
 	case SR_lanemask_lt: return bit - 1;
 	case SR_lanemask_ge: return (uint32_t)~(bit - 1);
 	case SR_lanemask_gt: return (uint32_t)~(bit | (bit - 1));
 	case SR_dynamic_smem_size: return b->dyn_shmem;
-	case SR_total_smem_size: case SR_aggr_smem_size: return b->shared_size;
-	default: return 0;
+	case SR_total_smem_size: return (b->user_shared + unit - 1) / unit * unit;
+	case SR_aggr_smem_size:
+		return (b->user_shared + unit - 1) / unit * unit +
+		       (b->reserved_begin ? PTX_RESERVED_SMEM : 0);
+	case SR_reserved_smem_offset_begin: case SR_reserved_smem_offset_0:
+		return b->reserved_begin;
+	case SR_reserved_smem_offset_end: return b->shared_size;
+	case SR_reserved_smem_offset_cap: return b->shared_size - b->reserved_begin;
+	/* Cooperative groups keep their scratch at offset 1, and expect 288 bytes there
+	 * (cooperative_groups/details/memory.h). */
+	case SR_reserved_smem_offset_1: return b->reserved_begin + 512;
+	case SR_clusterid_x: case SR_clusterid_y: case SR_clusterid_z:
+		return b->ctaid[sreg - SR_clusterid_x];
+	case SR_nclusterid_x: case SR_nclusterid_y: case SR_nclusterid_z:
+		return b->grid[sreg - SR_nclusterid_x];
+	case SR_cluster_nctaid_x: case SR_cluster_nctaid_y: case SR_cluster_nctaid_z:
+	case SR_cluster_nctarank:
+		return 1;
+	default: return 0;   /* cluster ranks and CTA ids in it, explicit cluster, %pm*,
+				%envreg*, %current_graph_exec */
 	}
 }
 

@@ -231,9 +231,11 @@ int ptx__dec_warp(pdec *D)
 		if (!dx_take(D, W_launch_dependents) && !dx_take(D, W_wait))
 			return dx_bad(D);
 		/* fall through */
-	default: {   /* membar.{cta,gl,sys}, fence{.sem}.scope, pmevent */
+	default: {   /* membar.{cta,gl,sys}, fence{.sem}.scope, fence.proxy.{alias,async{.space}},
+		      * pmevent: blocks run one at a time, so every order already holds */
 		static const uint16_t w[] = { W_cta, W_gpu, W_sys, W_sc, W_acq_rel, W_acquire,
-					      W_release, W_relaxed, W_gl };
+					      W_release, W_relaxed, W_gl, W_proxy, W_alias, W_async,
+					      W_shared, W_global };
 		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
 			dx_take(D, w[i]);
 		if (dx_ntypes(D) || dx_nops(D, in->op == OP_pmevent ? 1 : 0, in->op == OP_pmevent))

@@ -114,6 +114,12 @@ ptx_status ptx_launch(const ptx_kernel *k, const unsigned grid[3], const unsigne
 		      unsigned dyn_shmem, void **params, const ptx_mem *mem,
 		      ptx_launch_stats *stats, char *err, size_t errlen);
 
+/* The same, as the gridid-th grid launched in its context (PTX ISA 10.10, %gridid: "the
+ * temporal grid launch number for this context"); ptx_launch launches as grid 1. */
+ptx_status ptx_launch_grid(uint64_t gridid, const ptx_kernel *k, const unsigned grid[3],
+			   const unsigned block[3], unsigned dyn_shmem, void **params,
+			   const ptx_mem *mem, ptx_launch_stats *stats, char *err, size_t errlen);
+
 const char *ptx_status_name(ptx_status s);
 
 #ifdef __cplusplus

@@ -145,6 +145,34 @@ enum {
 	X(lanemask_lt, "%lanemask_lt") X(lanemask_ge, "%lanemask_ge") \
 	X(lanemask_gt, "%lanemask_gt") X(dynamic_smem_size, "%dynamic_smem_size") \
 	X(total_smem_size, "%total_smem_size") X(aggr_smem_size, "%aggr_smem_size") \
+	X(reserved_smem_offset_begin, "%reserved_smem_offset_begin") \
+	X(reserved_smem_offset_end, "%reserved_smem_offset_end") \
+	X(reserved_smem_offset_cap, "%reserved_smem_offset_cap") \
+	X(reserved_smem_offset_0, "%reserved_smem_offset_0") \
+	X(reserved_smem_offset_1, "%reserved_smem_offset_1") \
+	X(is_explicit_cluster, "%is_explicit_cluster") \
+	X(clusterid_x, "%clusterid.x") X(clusterid_y, "%clusterid.y") X(clusterid_z, "%clusterid.z") \
+	X(nclusterid_x, "%nclusterid.x") X(nclusterid_y, "%nclusterid.y") \
+	X(nclusterid_z, "%nclusterid.z") X(cluster_ctaid_x, "%cluster_ctaid.x") \
+	X(cluster_ctaid_y, "%cluster_ctaid.y") X(cluster_ctaid_z, "%cluster_ctaid.z") \
+	X(cluster_nctaid_x, "%cluster_nctaid.x") X(cluster_nctaid_y, "%cluster_nctaid.y") \
+	X(cluster_nctaid_z, "%cluster_nctaid.z") X(cluster_ctarank, "%cluster_ctarank") \
+	X(cluster_nctarank, "%cluster_nctarank") X(current_graph_exec, "%current_graph_exec") \
+	X(pm0, "%pm0") X(pm1, "%pm1") X(pm2, "%pm2") X(pm3, "%pm3") X(pm4, "%pm4") \
+	X(pm5, "%pm5") X(pm6, "%pm6") X(pm7, "%pm7") X(pm0_64, "%pm0_64") X(pm1_64, "%pm1_64") \
+	X(pm2_64, "%pm2_64") X(pm3_64, "%pm3_64") X(pm4_64, "%pm4_64") X(pm5_64, "%pm5_64") \
+	X(pm6_64, "%pm6_64") X(pm7_64, "%pm7_64") \
+	X(envreg0, "%envreg0") X(envreg1, "%envreg1") X(envreg2, "%envreg2") \
+	X(envreg3, "%envreg3") X(envreg4, "%envreg4") X(envreg5, "%envreg5") \
+	X(envreg6, "%envreg6") X(envreg7, "%envreg7") X(envreg8, "%envreg8") \
+	X(envreg9, "%envreg9") X(envreg10, "%envreg10") X(envreg11, "%envreg11") \
+	X(envreg12, "%envreg12") X(envreg13, "%envreg13") X(envreg14, "%envreg14") \
+	X(envreg15, "%envreg15") X(envreg16, "%envreg16") X(envreg17, "%envreg17") \
+	X(envreg18, "%envreg18") X(envreg19, "%envreg19") X(envreg20, "%envreg20") \
+	X(envreg21, "%envreg21") X(envreg22, "%envreg22") X(envreg23, "%envreg23") \
+	X(envreg24, "%envreg24") X(envreg25, "%envreg25") X(envreg26, "%envreg26") \
+	X(envreg27, "%envreg27") X(envreg28, "%envreg28") X(envreg29, "%envreg29") \
+	X(envreg30, "%envreg30") X(envreg31, "%envreg31") \
 	X(clock, "%clock") X(clock_hi, "%clock_hi") X(clock64, "%clock64") \
 	X(globaltimer, "%globaltimer") X(globaltimer_lo, "%globaltimer_lo") \
 	X(globaltimer_hi, "%globaltimer_hi")
@@ -155,6 +183,9 @@ enum psreg {
 	SR_COUNT
 };
 #define SR_FIRST_DYNAMIC SR_clock  /* values that change while a thread runs */
+
+/* Shared memory the system reserves per block from sm_80 on (launch.c places it). */
+#define PTX_RESERVED_SMEM 1024
 
 /* ------------------------------------------------------- decoded code */
 struct pwarp;
@@ -304,7 +335,10 @@ typedef struct pblock {
 	const ptx_mem *mem;
 	unsigned grid[3], block[3], ctaid[3];
 	uint8_t *shared;
-	uint32_t shared_size, dyn_shmem;
+	uint32_t shared_size, dyn_shmem;  /* shared_size: the window, reserved region included */
+	uint32_t user_shared;         /* static and dynamic shared memory of the launch */
+	uint32_t reserved_begin;      /* the reserved region (sm_80 and newer), or 0 */
+	uint64_t gridid;
 	uint32_t lsize;               /* local bytes per thread */
 	uint8_t *local;
 	const uint8_t *params;
@@ -422,6 +456,8 @@ pmx *dx_new_mx(pdec *D);
 
 /* Architecture requirements (archreq.c): 0, or an error reported through D. */
 int ptx__arch_check(pdec *D, int op);
+/* A special register the module's target or PTX ISA version lacks: fails D, -1. */
+int ptx__sreg_check(pdec *D, int sreg);
 
 /* -------------------------------------------------------------- runtime */
 int ptx__fault(pwarp *w, const pinsn *in, int lane, ptx_status st, const char *fmt, ...)

@@ -450,6 +450,109 @@ static void test_sregs(void)
 	ptx_module_free(m);
 }
 
+
+/* The rest of the ISA's special registers and WARP_SZ (PTX ISA chapter 10): one thread of a
+ * block of 64 with 100 bytes of its own shared memory and 24 dynamic, on sm_90; the
+ * cooperative groups' way into the reserved region (cvta.shared of %reserved_smem_offset_1)
+ * works there, a store just past the block's own memory faults, and the registers newer than
+ * a target are refused as ptxas refuses them. */
+static void test_isa_sregs(void)
+{
+	const char *text = ".version 8.1\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 k_out)\n{\n.reg .b32 %r<40>;\n.reg .b64 %rd<8>;\n"
+		".reg .pred %p<2>;\n.shared .align 4 .b8 own[100];\n"
+		"ld.param.u64 %rd1, [k_out];\n"
+		"mov.u32 %r1, WARP_SZ; mov.u32 %r2, %clusterid.x; mov.u32 %r3, %clusterid.y;\n"
+		"mov.u32 %r4, %nclusterid.x; mov.u32 %r5, %cluster_ctaid.x;\n"
+		"mov.u32 %r6, %cluster_nctaid.x; mov.u32 %r7, %cluster_ctarank;\n"
+		"mov.u32 %r8, %cluster_nctarank; mov.pred %p1, %is_explicit_cluster;\n"
+		"selp.u32 %r9, 1, 0, %p1; mov.u32 %r10, %aggr_smem_size;\n"
+		"mov.u32 %r11, %total_smem_size; mov.u32 %r12, %dynamic_smem_size;\n"
+		"mov.u32 %r13, %reserved_smem_offset_begin; mov.u32 %r14, %reserved_smem_offset_end;\n"
+		"mov.u32 %r15, %reserved_smem_offset_cap; mov.u32 %r16, %reserved_smem_offset_0;\n"
+		"mov.u32 %r17, %reserved_smem_offset_1; mov.u32 %r18, %pm0; mov.u32 %r19, %envreg31;\n"
+		"mov.u64 %rd2, %pm7_64; cvt.u32.u64 %r20, %rd2; mov.u64 %rd3, %current_graph_exec;\n"
+		"cvt.u32.u64 %r21, %rd3; mov.u64 %rd4, %gridid; cvt.u32.u64 %r22, %rd4;\n"
+		"cvt.u64.u32 %rd5, %r17; cvta.shared.u64 %rd5, %rd5; st.u32 [%rd5+284], 77;\n"
+		"ld.u32 %r23, [%rd5+284];\n"
+		"mov.u32 %r24, %ctaid.x;\n"
+		"st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};\n"
+		"st.global.v4.u32 [%rd1+16], {%r5, %r6, %r7, %r8};\n"
+		"st.global.v4.u32 [%rd1+32], {%r9, %r10, %r11, %r12};\n"
+		"st.global.v4.u32 [%rd1+48], {%r13, %r14, %r15, %r16};\n"
+		"st.global.v4.u32 [%rd1+64], {%r17, %r18, %r19, %r20};\n"
+		"st.global.v4.u32 [%rd1+80], {%r21, %r22, %r23, %r24};\n}\n";
+	char err[512];
+	ptx_module *m = load_text(text, 90, PTX_OK, err, sizeof(err));
+	if (!m)
+		return;
+	unsigned g[3] = { 3, 2, 1 }, b[3] = { 64, 1, 1 };
+	tmem t = { 0 };
+	uint64_t out = tmem_alloc(&t, 96);
+	void *p[] = { &out };
+	ptx_mem mem = tmem_iface(&t, 1);
+	/* Block (2, 1) writes last: its ids, the 7th grid of its context. */
+	ptx_status st = ptx_launch_grid(7, ptx_module_kernel(m, "k"), g, b, 24, p, &mem, NULL,
+					err, sizeof(err));
+	CHECK(st == PTX_OK, "sregs: %s", err);
+	uint32_t *o = tmem_host(&t, out);
+	/* own[100], then the 24 dynamic bytes from offset 112 (aligned to 16): 136 bytes of the
+	 * block's own, 256 in allocation units; the reserved 1 KB after a 1 KB gap. */
+	static const uint32_t want[24] = { 32, 2, 1, 3, 0, 1, 0, 1,
+					   0, 256 + 1024, 256, 24,
+					   256 + 1024, 256 + 2048, 1024, 256 + 1024,
+					   256 + 1024 + 512, 0, 0, 0,
+					   0, 7, 77, 2 };
+	for (int i = 0; i < 24 && st == PTX_OK; i++)
+		CHECK(o[i] == want[i], "special register word %d: %u, want %u", i, o[i], want[i]);
+	tmem_free(&t);
+	ptx_module_free(m);
+
+	/* A store just past the block's own 128 bytes faults, though the reserved region is
+	 * mapped further on. */
+	const char *past = ".version 8.1\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 k_out)\n{\n.shared .align 4 .b8 own[128];\n"
+		"st.shared.u32 [own+128], 1;\n}\n";
+	m = load_text(past, 90, PTX_OK, err, sizeof(err));
+	if (m) {
+		tmem t2 = { 0 };
+		uint64_t o2 = tmem_alloc(&t2, 4);
+		void *p2[] = { &o2 };
+		ptx_mem mem2 = tmem_iface(&t2, 1);
+		unsigned one[3] = { 1, 1, 1 };
+		st = ptx_launch(ptx_module_kernel(m, "k"), one, one, 0, p2, &mem2, NULL, err,
+				sizeof(err));
+		CHECK(st == PTX_EFAULT && strstr(err, "out-of-bounds shared store"),
+		      "store past shared memory: %s %s", ptx_status_name(st), err);
+		tmem_free(&t2);
+		ptx_module_free(m);
+	}
+
+	/* Newer than the target, or than the PTX ISA version: ptxas 13.0's words. */
+	static const struct { const char *ver, *target, *use, *msg; int sm; } refused[] = {
+		{ "8.0", "sm_80", "mov.u32 %r1, %cluster_ctarank;",
+		  "Feature '%cluster_ctarank' requires .target sm_90 or higher", 80 },
+		{ "8.0", "sm_75", "mov.u32 %r1, %reserved_smem_offset_1;",
+		  "Feature '%reserved_smem_offset_1' requires .target sm_80 or higher", 75 },
+		{ "7.5", "sm_80", "mov.u32 %r1, %reserved_smem_offset_begin;",
+		  "Feature '%reserved_smem_offset_begin' requires PTX ISA .version 7.6 or later", 80 },
+		{ "7.8", "sm_90", "mov.u64 %rd1, %current_graph_exec;",
+		  "Feature '%current_graph_exec' requires PTX ISA .version 8.0 or later", 90 },
+		{ "8.0", "sm_80", "mov.pred %p1, %is_explicit_cluster;",
+		  "Feature '%is_explicit_cluster' requires .target sm_90 or higher", 80 },
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		char buf[600];
+		snprintf(buf, sizeof(buf), ".version %s\n.target %s\n.address_size 64\n"
+			 ".visible .entry k()\n{\n.reg .b32 %%r<3>;\n.reg .b64 %%rd<3>;\n"
+			 ".reg .pred %%p<3>;\n%s\n}\n", refused[i].ver, refused[i].target,
+			 refused[i].use);
+		m = load_text(buf, refused[i].sm, PTX_EARCH, err, sizeof(err));
+		CHECK(strstr(err, refused[i].msg), "'%s' refused with '%s'", refused[i].use, err);
+		ptx_module_free(m);
+	}
+}
+
 int main(void)
 {
 	test_shfl();
@@ -459,6 +562,7 @@ int main(void)
 	test_braced_scalars();
 	test_module_vars();
 	test_sregs();
+	test_isa_sregs();
 	if (failures)
 		fprintf(stderr, "%d failure(s)\n", failures);
 	else
