@@ -79,9 +79,10 @@ export prog shim work probe
 
 rows | nl -nln -w1 -s' ' | xargs -P "${TRAFFIC_JOBS:-2}" -L1 bash -c 'run_row "$@"' _
 {
-  echo "path,arch,kind,ctype,m,n,k,bytes_read,bytes_written,kernel_launches,gemms,native_bytes,x_native,blocks_per_sm"
+  echo "path,arch,kind,ctype,m,n,k,bytes_read,bytes_written,kernel_launches,gemms,native_bytes,x_native,blocks_per_sm,dram_read,dram_written,warp_instructions,mma_instructions"
   for f in $(ls "$work" | grep -v log | sort -n); do
-    awk -F, '{ bps = $13; NF = 12; printf "%s,%.2f,%s\n", $0, ($8 + $9) / $12, bps }' OFS=, "$work/$f"
+    awk -F, '{ bps = $17; split($13 "," $14 "," $15 "," $16, late, ","); NF = 12
+      printf "%s,%.2f,%s,%s,%s,%s,%s\n", $0, ($8 + $9) / $12, bps, late[1], late[2], late[3], late[4] }' OFS=, "$work/$f"
   done
 } > "$out"
 column -t -s, "$out"

@@ -26,7 +26,8 @@ DEV = "cuda"
 
 class Stats(ctypes.Structure):
     _fields_ = [(n, ctypes.c_uint64) for n in
-                ("bytes_read", "bytes_written", "kernel_launches", "gemms")]
+                ("bytes_read", "bytes_written", "kernel_launches", "gemms", "dram_read",
+                 "dram_written", "warp_instructions", "mma_instructions")]
 
 
 def simulator():

@@ -183,8 +183,12 @@ ptx_status ptx_launch(const ptx_kernel *k, const unsigned grid[3], const unsigne
 				start_block(&b);
 				st = (ptx_status)ptx__run_block(&b);
 			}
-	if (stats)
+	if (stats) {
 		stats->instructions += b.steps;
+		stats->warp_instructions += b.warp_steps;
+		stats->mma_instructions += b.mma_steps;
+		ptx__l2_end(&b);
+	}
 out:
 	ptx__async_free(&b);
 	free(pbuf);

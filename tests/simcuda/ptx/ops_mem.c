@@ -30,6 +30,9 @@ uint8_t *ptx__mem(pwarp *w, const pinsn *in, int lane, int space, uint64_t addr,
 		}
 	}
 	const char *what = write ? "store" : "load";
+	int rmw = write == MEM_RMW;
+
+	write = write != 0;
 	if (addr & (size - 1)) {
 		*st = ptx__fault(w, in, lane, PTX_EMISALIGNED,
 				 "misaligned address: %s %s of %u bytes at 0x%llx",
@@ -67,8 +70,9 @@ uint8_t *ptx__mem(pwarp *w, const pinsn *in, int lane, int space, uint64_t addr,
 		if (b->stats) {
 			if (write)
 				b->stats->global_bytes_written += size;
-			else
+			if (!write || rmw)
 				b->stats->global_bytes_read += size;
+			ptx__l2_access(b, addr, size, rmw ? L2_READ | L2_WRITE : write ? L2_WRITE : L2_READ);
 		}
 		return base;
 	}

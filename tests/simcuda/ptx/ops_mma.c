@@ -61,8 +61,10 @@ static int family(int t)
 int ptx__x_mx(pwarp *w, const pinsn *in, uint32_t m)
 {
 	int st = ptx__warp_aligned(w, in, m);
-	if (!st)
+	if (!st) {
 		ptx__mx_exec(w, &w->b->m->mx[in->aux]);
+		w->b->mma_steps++;
+	}
 	return st;
 }
 

@@ -354,6 +354,7 @@ static int run_warp(pwarp *w)
 			m = in->gneg ? m & ~g : g;
 		}
 		b->steps += (uint64_t)__builtin_popcount(w->mask);
+		b->warp_steps++;
 		if (b->steps > b->step_limit)
 			return ptx__fault(w, in, __builtin_ctz(w->mask), PTX_ETRAP,
 					  "instruction limit of %llu exceeded",
