@@ -125,34 +125,47 @@ static double round_out(int ctype, double x)
 }
 
 /* ------------------------------------------------------------------- running */
+int sg_args(struct sg *g, struct sg_argv *a, int fused)
+{
+	/* In device pointer mode the host values are wrong on purpose: 3 would read C. */
+	int n = 0;
+	a->ha = g->alpha_dev ? 7.0f : g->alpha;
+	a->hb = g->beta_dev ? 3.0f : g->beta;
+	a->ap = g->alpha_dev ? dev(g->alpha_dev) : 0;
+	a->bp = g->beta_dev ? dev(g->beta_dev) : 0;
+	a->av = g->a.v;
+	a->bv = g->b.v;
+	a->cv = g->c.v;
+	push_view(a->argv, &n, &a->av);
+	a->argv[n++] = &g->ta;
+	push_view(a->argv, &n, &a->bv);
+	a->argv[n++] = &g->tb;
+	a->argv[n++] = &g->m;
+	a->argv[n++] = &g->n;
+	a->argv[n++] = &g->k;
+	push_view(a->argv, &n, &a->cv);
+	if (!fused)
+		a->argv[n++] = &g->ct;
+	a->argv[n++] = &g->ctype;
+	a->argv[n++] = &a->ha;
+	a->argv[n++] = &a->hb;
+	a->argv[n++] = &a->ap;
+	a->argv[n++] = &a->bp;
+	push_epi_extra(a->argv, &n, &g->x);
+	if (!fused) {
+		a->argv[n++] = &g->kc;
+		a->argv[n++] = &g->split_stride;
+	}
+	return n;
+}
+
 ptx_status sg_run(ptx_module *mod, struct sg *g, unsigned block, unsigned gx,
 			 unsigned gy, unsigned shmem, ptx_launch_stats *st)
 {
-	/* In device pointer mode the host values are wrong on purpose: 3 would read C. */
-	float ha = g->alpha_dev ? 7.0f : g->alpha, hb = g->beta_dev ? 3.0f : g->beta;
-	uint64_t ap = g->alpha_dev ? dev(g->alpha_dev) : 0, bp = g->beta_dev ? dev(g->beta_dev) : 0;
-	struct view av = g->a.v, bv = g->b.v, cv = g->c.v;
-	void *argv[40];
-	int n = 0;
-	push_view(argv, &n, &av);
-	argv[n++] = &g->ta;
-	push_view(argv, &n, &bv);
-	argv[n++] = &g->tb;
-	argv[n++] = &g->m;
-	argv[n++] = &g->n;
-	argv[n++] = &g->k;
-	push_view(argv, &n, &cv);
-	argv[n++] = &g->ct;
-	argv[n++] = &g->ctype;
-	argv[n++] = &ha;
-	argv[n++] = &hb;
-	argv[n++] = &ap;
-	argv[n++] = &bp;
-	push_epi_extra(argv, &n, &g->x);
-	argv[n++] = &g->kc;
-	argv[n++] = &g->split_stride;
+	struct sg_argv a;
+	sg_args(g, &a, 0);
 	const unsigned grid[3] = { gx, gy, g->batch }, blk[3] = { block, 1, 1 };
-	return launch_shape(mod, KERNEL_GEMM_SMALL, grid, blk, shmem, argv, st);
+	return launch_shape(mod, KERNEL_GEMM_SMALL, grid, blk, shmem, a.argv, st);
 }
 
 unsigned sg_blocks(unsigned m, unsigned block)

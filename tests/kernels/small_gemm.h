@@ -37,6 +37,16 @@ double sg_c_decode(const struct sg *g, uint32_t v);
 void *sg_c_at(const struct sg *g, unsigned b, unsigned i, unsigned j);
 const void *sg_c_before(const struct sg *g, unsigned b, unsigned i, unsigned j);
 
+/* A launch's arguments, pointing into g and into this struct (its host scalars and views). */
+struct sg_argv {
+	void *argv[40];
+	float ha, hb;
+	uint64_t ap, bp;
+	struct view av, bv, cv;
+};
+/* The parameters of KERNEL_GEMM_SMALL, or (fused) of the fused kernels, which take no
+ * c_transposed, kc or split stride; returns their count. */
+int sg_args(struct sg *g, struct sg_argv *a, int fused);
 unsigned sg_blocks(unsigned m, unsigned block);   /* ceil(m / block) */
 ptx_status sg_run(ptx_module *mod, struct sg *g, unsigned block, unsigned gx, unsigned gy,
 		  unsigned shmem, ptx_launch_stats *st);

@@ -34,7 +34,8 @@
 	X(small_gemm_launch) \
 	X(small_gemm_traffic) \
 	X(small_gemm_bias_act) \
-	X(small_gemm_split_k)
+	X(small_gemm_split_k) \
+	X(fused_tc75_shapes)
 
 #define DECLARE(name) int test_##name(void);
 KERNEL_TESTS(DECLARE)

@@ -212,6 +212,50 @@ extern const char bf16shim_kernels_tc_ptx[];
 #define KERNEL_SMALL_ROWS_PER_BLOCK_N(n) KERNEL_SMALL_BLOCK(n)
 #define KERNEL_SMALL_SHMEM(block) ((unsigned)(block) * 128u)
 
+/* ---- Fused path: one kernel that reads bf16 and converts it in registers (issue 28):
+ * fused_tc75.ptx (Turing tensor cores, module bf16shim_kernels_tc75_ptx, .target sm_75),
+ * with the fragments fused_*.ptxi. ----
+ * bf16shim_fused_tc75(view a, u32 transa, view b, u32 transb, u32 m, u32 n, u32 k,
+ *                     view c, u32 ctype, f32 alpha, f32 beta, u64 alpha_ptr, u64 beta_ptr,
+ *                     u64 bias, u32 bias_type, u32 bias_along, u64 bias_batch_stride,
+ *                     u32 act)
+ *   For each batch item (gridDim.z): C(i, j) = act(alpha sum_l op(A)(i, l) op(B)(l, j)
+ *   + beta C(i, j) + bias) for i < m, j < n: views, transposes, scalars (device pointer
+ *   mode too), bias, activation and ctype as KERNEL_GEMM_SMALL's (beta == 0 never reads
+ *   C; ctype, bias_type or act out of range reads and writes nothing), k may be 0.
+ *   Launch: blockDim = (KERNEL_FUSED_THREADS, 1, 1) (.reqntid), gridDim = (ceil(m /
+ *   KERNEL_FUSED_TC_M), ceil(n / KERNEL_FUSED_TC_N), batch), no dynamic shared memory.
+ *   A block computes a 128 x 256 tile of C over k in chunks of 32: the bf16 elements of
+ *   the chunk are loaded as stored (16-byte loads along k, 4-byte across, element by
+ *   element at the edges and for unaligned views), the next chunk's while this one is
+ *   multiplied; each row of op(A) and column of op(B) (a "vector") has a capacity, the
+ *   exponent of its largest element so far plus 4 binades, and is scaled by the power of
+ *   two that puts that capacity at fp16's top, 2^15..2^16: its elements are rounded to fp16
+ *   (slice 1), exact for all but tiny ones, nonzero and below 2^-17 once scaled.  A vector
+ *   that outgrows its capacity takes a new one and its outputs' accumulators shrink by
+ *   the same power of two (exact; a drop past 2^-40 flags the vector "left out").  A chunk
+ *   where some vector has tiny elements also multiplies their second slices, rn((x s -
+ *   slice 1) 2^33), exact down to 2^-50 once scaled (below: the vector is flagged), against
+ *   the other operand's first slices, on the tensor cores, from the values already loaded:
+ *   acc = (acc 2^33 + A2 B1) 2^-33 and (acc 2^33 + A1 B2) 2^-33, exact scalings.  Products
+ *   of fp16 values are exact in fp32, so the accumulators hold the sum of every product
+ *   but those of two second slices and of what is in neither slice, each at most 2^-50 and
+ *   2^-41 (in the accumulator's units: the product of the two scales) a product.  The
+ *   epilogue (fused_out.ptxi) removes the scales (exactly, but for the one rounding of a
+ *   result in fp32's subnormal range), and where the row and the column have flags
+ *   compares that bound, k 2^-50 + k 2^-41 per flag, with 2^-28 |acc|: beyond it, the
+ *   output is recomputed from the bf16 inputs as one fp32 fma chain in k order.  The
+ *   argument of KERNEL_FP16_SLICES (2^-28 |t| keeps the README's accuracy bound) applies
+ *   as written.  Nothing comes back to the host and nothing is written but C, once.
+ *   Traffic: op(A) once per column block, op(B) once per row block (a card's L2 serves
+ *   the repeats), C written once (read once with beta != 0), 24 bytes a block of views and
+ *   scalars; more only for recomputed outputs. */
+extern const char bf16shim_kernels_tc75_ptx[];
+#define KERNEL_FUSED_TC75 "bf16shim_fused_tc75"
+#define KERNEL_FUSED_THREADS 256
+#define KERNEL_FUSED_TC_M 128
+#define KERNEL_FUSED_TC_N 256
+
 #define KERNEL_BLOCK 256
 
 #endif
