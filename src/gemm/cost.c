@@ -133,6 +133,19 @@ uint32_t cost_decode_splits(int sm_count, uint64_t blocks, int64_t k, uint64_t c
 	return s >= 2 && blocks * s >= sms ? (uint32_t)s : 1;
 }
 
+enum cost_fused_kernel cost_fused_kernel(int sm, int tensor_cores)
+{
+	return tensor_cores && sm >= 75 ? COST_FUSED_TC75 : COST_FUSED_NONE;
+}
+
+/* Blocks of a fused kernel: tiles of 128 rows by 256 columns (kernels.h, KERNEL_FUSED_TC_M,
+ * _N), per batch item. */
+static double fused_blocks(const struct cost_gemm *g)
+{
+	return (double)(g->m / 128 + (g->m % 128 != 0)) * (double)(g->n / 256 + (g->n % 256 != 0)) *
+	       (double)g->batch;
+}
+
 int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum cost_path p,
 		  struct cost_estimate *e)
 {
@@ -188,6 +201,16 @@ int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum c
 			launch(d, e, 4 * s * mn + cs * mn, 0, 1, elementwise_blocks(mn));
 		return 1;
 	}
+	case COST_FUSED:
+		/* One kernel: the operands read as stored (a card's L2 serves a tile's repeated
+		 * reads: bench/traffic.sh measures device memory's bytes through the simulator's
+		 * L2), C written once, the multiply-adds at COST_FUSED_EFFICIENCY of the tensor
+		 * cores' peak. */
+		if (cost_fused_kernel(d->sm, d->tensor_cores) == COST_FUSED_NONE)
+			return 0;
+		launch(d, e, 2 * mk + 2 * kn + cs * mn, fma,
+		       cost_tensor_rate(d) * COST_FUSED_EFFICIENCY, fused_blocks(g));
+		return 1;
 	default:
 		return 0;
 	}
@@ -195,7 +218,7 @@ int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum c
 
 const char *cost_path_name(enum cost_path p)
 {
-	static const char *const names[] = {"native", "fp32", "fp16", "decode"};
+	static const char *const names[] = {"native", "fp32", "fp16", "decode", "fused"};
 	return p >= 0 && p < COST_PATHS ? names[p] : "?";
 }
 

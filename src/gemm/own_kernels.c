@@ -32,24 +32,41 @@ static int nloaded;
 static atomic_int nlive;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The tensor-core module, where the current context's GPU has tensor cores (sm_70 and
- * newer; a GTX 16xx has none, but loading costs nothing there either): optional, so a
- * failure leaves fp16_tail NULL and the fp16 path without its tail. */
-static void load_tc(struct own_kernels *m)
+/* An optional module of device code (its kernels NULL if it does not load), where the
+ * current context's GPU is at least min_sm: the tensor-core modules.  Loading costs
+ * nothing on a GPU without tensor cores (a GTX 16xx), whose paths do not use them. */
+static void load_optional(const char *ptx, int min_sm, const char *const *names,
+			  abi_function *const *out, size_t n)
 {
 	const struct real_driver *drv = real_driver();
 	abi_device dev;
-	abi_module tc = NULL;
-	int major = 0;
+	abi_module mod = NULL;
+	int major = 0, minor = 0, found = 0;
 
 	if (!drv->cuCtxGetDevice || !drv->cuDeviceGetAttribute || drv->cuCtxGetDevice(&dev) ||
-	    drv->cuDeviceGetAttribute(&major, ABI_DEV_ATTR_CC_MAJOR, dev) || major < 7 ||
-	    drv->cuModuleLoadData(&tc, bf16shim_kernels_tc_ptx) != ABI_CUDA_SUCCESS)
+	    drv->cuDeviceGetAttribute(&major, ABI_DEV_ATTR_CC_MAJOR, dev) ||
+	    drv->cuDeviceGetAttribute(&minor, ABI_DEV_ATTR_CC_MINOR, dev) ||
+	    major * 10 + minor < min_sm || drv->cuModuleLoadData(&mod, ptx) != ABI_CUDA_SUCCESS)
 		return;
-	if (drv->cuModuleGetFunction(&m->fp16_tail, tc, KERNEL_FP16_TAIL)) {
-		m->fp16_tail = NULL;
-		drv->cuModuleUnload(tc);
+	for (size_t i = 0; i < n; i++) {
+		if (drv->cuModuleGetFunction(out[i], mod, names[i]))
+			*out[i] = NULL;
+		found += *out[i] != NULL;
 	}
+	if (!found)
+		drv->cuModuleUnload(mod);
+}
+
+/* The tensor-core modules: the fp16 path's tail (sm_70), the fused path's Turing kernel. */
+static void load_tc(struct own_kernels *m)
+{
+	static const char *const tc[] = {KERNEL_FP16_TAIL};
+	static const char *const tc75[] = {KERNEL_FUSED_TC75};
+	abi_function *const tc_out[] = {&m->fp16_tail};
+	abi_function *const tc75_out[] = {&m->fused_tc75};
+
+	load_optional(bf16shim_kernels_tc_ptx, 70, tc, tc_out, 1);
+	load_optional(bf16shim_kernels_tc75_ptx, 75, tc75, tc75_out, 1);
 }
 
 /* Loads the kernels and constants into the current context: WHY_NONE, or why not. */

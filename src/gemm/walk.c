@@ -130,6 +130,7 @@ static const rewrite_fn rewrites[] = {
 	[DECIDE_FP32] = rewrite_fp32,
 	[DECIDE_FP16] = rewrite_fp16,
 	[DECIDE_DECODE] = rewrite_decode,
+	[DECIDE_FUSED] = rewrite_fused,
 };
 
 static int run_step(const struct gemm_call *c, const struct device_facts *dev,

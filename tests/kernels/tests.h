@@ -35,7 +35,13 @@
 	X(small_gemm_traffic) \
 	X(small_gemm_bias_act) \
 	X(small_gemm_split_k) \
-	X(fused_tc75_shapes)
+	X(fused_tc75_shapes) \
+	X(fused_tc75_exact) \
+	X(fused_tc75_specials) \
+	X(fused_tc75_extremes) \
+	X(fused_tc75_attention) \
+	X(fused_tc75_growth) \
+	X(fused_tc75_traffic)
 
 #define DECLARE(name) int test_##name(void);
 KERNEL_TESTS(DECLARE)

@@ -118,9 +118,11 @@ static void crossovers(void)
 		int64_t lo[4], hi[4];
 		enum decision below, above;
 	} x[] = {
-		{&t4, "T4 square", {389, 389, 389, 1}, {390, 390, 390, 1}, DECIDE_PASS, DECIDE_FP16},
-		{&t4, "T4 tokens", {51, 4096, 4096, 1}, {52, 4096, 4096, 1}, DECIDE_PASS, DECIDE_FP16},
-		{&t4, "T4 P V", {64, 688, 688, 16}, {64, 689, 689, 16}, DECIDE_PASS, DECIDE_FP16},
+		{&t4, "T4 square", {384, 384, 384, 1}, {385, 385, 385, 1}, DECIDE_PASS, DECIDE_FUSED},
+		{&t4, "T4 square, compute-bound", {1582, 1582, 1582, 1}, {1583, 1583, 1583, 1},
+		 DECIDE_FUSED, DECIDE_FP16},
+		{&t4, "T4 tokens", {40, 4096, 4096, 1}, {41, 4096, 4096, 1}, DECIDE_PASS, DECIDE_FUSED},
+		{&t4, "T4 P V", {64, 232, 232, 16}, {64, 233, 233, 16}, DECIDE_PASS, DECIDE_FUSED},
 		{&v100, "V100 square", {441, 441, 441, 1}, {442, 442, 442, 1}, DECIDE_PASS,
 		 DECIDE_FP16},
 		{&v100, "V100 tokens, decode", {14, 4096, 4096, 1}, {15, 4096, 4096, 1}, DECIDE_PASS,
@@ -129,8 +131,8 @@ static void crossovers(void)
 		 DECIDE_DECODE, DECIDE_PASS},
 		{&v100, "V100 tokens, fp16", {37, 4096, 4096, 1}, {38, 4096, 4096, 1}, DECIDE_PASS,
 		 DECIDE_FP16},
-		{&rtx2080ti, "2080 Ti P V", {64, 565, 565, 16}, {64, 566, 566, 16}, DECIDE_PASS,
-		 DECIDE_FP16},
+		{&rtx2080ti, "2080 Ti P V", {64, 256, 256, 16}, {64, 257, 257, 16}, DECIDE_PASS,
+		 DECIDE_FUSED},
 		{&gtx1660, "GTX 1660 square", {562, 562, 562, 1}, {563, 563, 563, 1}, DECIDE_PASS,
 		 DECIDE_FP32},
 		{&gtx1080, "GTX 1080 tokens", {16, 4096, 4096, 1}, {17, 4096, 4096, 1}, DECIDE_DECODE,
@@ -162,7 +164,7 @@ static void crossovers(void)
 	struct cost_device unknown = t4;
 	unknown.sm_count = 0;
 	p = plan_for(&unknown, 128, 128, 128, 1, PATH_AUTO);
-	CHECK(p.step[0].decision == DECIDE_FP16 && !p.model.valid, "no model: fp16 on a T4");
+	CHECK(p.step[0].decision == DECIDE_FUSED && !p.model.valid, "no model: fused on a T4");
 }
 
 int main(void)

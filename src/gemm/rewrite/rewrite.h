@@ -17,6 +17,7 @@ size_t rewrite_elem_size(int type);
 int rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
 int rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
 int rewrite_decode(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
+int rewrite_fused(const struct gemm_call *c, const struct device_facts *dev, enum why *why);
 
 /* Where c's alpha and beta live (ABI_POINTER_MODE_*), as its backend reads it; -1 if it
  * cannot tell.  A host call, never a GPU synchronisation: for the trace. */

@@ -1,0 +1,98 @@
+/* The fused path: one kernel per batch group reads the bf16 operands as they are stored,
+ * converts them in registers (fp16 slices with exact power-of-two scales for the tensor
+ * cores, or fp32 for the CUDA cores) and finishes C itself: no copy of an operand, no
+ * scratch, no library GEMM, C written once (kernels.h, "fused path").  Which kernel runs is
+ * the GPU's: Turing's tensor cores (m16n8k8 with ldmatrix), Volta's (m8n8k4), else the
+ * CUDA cores' fp32 fma. */
+#define _GNU_SOURCE
+
+#include "cost.h"
+#include "kernels/kernels.h"
+#include "real.h"
+#include "rewrite_internal.h"
+
+/* The kernel for the GPU the plan is for, and its tile. */
+struct fused_choice {
+	abi_function f;
+	unsigned tile_m, tile_n;
+};
+
+/* The planner's choice (cost.h, cost_fused_kernel), among what this context loaded. */
+static struct fused_choice fused_kernel(const struct own_kernels *mod,
+					const struct device_facts *dev)
+{
+	switch (dev ? cost_fused_kernel(dev->sm, dev->tensor_cores) : COST_FUSED_NONE) {
+	case COST_FUSED_TC75:
+		return (struct fused_choice){mod->fused_tc75, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N};
+	default:
+		return (struct fused_choice){0};
+	}
+}
+
+/* The kernel's parameters (kernels.h): views, transposes, sizes, C, scalars, bias. */
+struct fused_args {
+	struct view a, b, c;
+	uint32_t ta, tb, m, n, k, ctype;
+	struct scalars sc;
+	struct bias_act ep;
+};
+
+static int launch_fused(const struct rewrite_ctx *rc, struct fused_choice kc,
+			struct fused_args *x, int64_t batch)
+{
+	void *params[] = {&x->a.ptr, &x->a.ptr_array, &x->a.batch_stride, &x->a.ld, &x->a.row0,
+			  &x->a.col0, &x->ta,
+			  &x->b.ptr, &x->b.ptr_array, &x->b.batch_stride, &x->b.ld, &x->b.row0,
+			  &x->b.col0, &x->tb, &x->m, &x->n, &x->k,
+			  &x->c.ptr, &x->c.ptr_array, &x->c.batch_stride, &x->c.ld, &x->c.row0,
+			  &x->c.col0, &x->ctype, &x->sc.alpha, &x->sc.beta, &x->sc.alpha_ptr,
+			  &x->sc.beta_ptr, &x->ep.bias, &x->ep.bias_type, &x->ep.bias_along,
+			  &x->ep.bias_stride, &x->ep.act};
+	unsigned gx = (unsigned)(((uint64_t)x->m + kc.tile_m - 1) / kc.tile_m);
+	unsigned gy = (unsigned)(((uint64_t)x->n + kc.tile_n - 1) / kc.tile_n);
+
+	return real_driver()->cuLaunchKernel(kc.f, gx, gy, (unsigned)batch, KERNEL_FUSED_THREADS,
+					     1, 1, 0, rc->stream, params, NULL) == ABI_CUDA_SUCCESS;
+}
+
+int rewrite_fused(const struct gemm_call *c, const struct device_facts *dev, enum why *why)
+{
+	size_t ce = rewrite_elem_size(c->ctype);
+	struct fused_choice kc;
+	struct rewrite_ctx rc;
+
+	if (c->m == 0 || c->n == 0 || c->batch == 0)
+		return ABI_STATUS_SUCCESS;
+	/* Blocks of the tile along m and n within the grid's limits; k with room for the last
+	 * chunk's end (kernels.h). */
+	if (c->atype != ABI_R_16BF || c->btype != ABI_R_16BF || c->m > UINT32_MAX ||
+	    c->n > UINT32_MAX || c->k > UINT32_MAX - 64) {
+		*why = WHY_NOT_FUSED_SHAPE;
+		return REWRITE_UNAVAILABLE;
+	}
+	if (!rewrite_begin(c, &rc, why))
+		return REWRITE_UNAVAILABLE;
+	kc = fused_kernel(rc.mod, dev);
+	if (!kc.f || (uint64_t)c->n > (uint64_t)MAX_GRID_YZ * kc.tile_n) {
+		*why = kc.f ? WHY_NOT_FUSED_SHAPE : WHY_FUSED_KERNEL_MISSING;
+		return REWRITE_UNAVAILABLE;
+	}
+	for (int64_t b0 = 0; b0 < c->batch; b0 += MAX_GRID_YZ) {
+		int64_t bn = min64(MAX_GRID_YZ, c->batch - b0);
+		struct fused_args x = {
+			.a = operand_view(c->a, c->ptr_array, b0, c->stride_a, 2, c->lda, 0, 0),
+			.b = operand_view(c->b, c->ptr_array, b0, c->stride_b, 2, c->ldb, 0, 0),
+			.c = operand_view(c->c, c->ptr_array, b0, c->stride_c, ce, c->ldc, 0, 0),
+			.ta = c->transa != ABI_OP_N, .tb = c->transb != ABI_OP_N,
+			.m = (uint32_t)c->m, .n = (uint32_t)c->n, .k = (uint32_t)c->k,
+			.ctype = (uint32_t)rewrite_kernel_type(c->ctype), .sc = rc.sc,
+			.ep = bias_act_of(c, b0, 0)};
+
+		if (!launch_fused(&rc, kc, &x, bn)) {
+			*why = WHY_LAUNCH_FAILED;
+			/* Earlier batch groups are written: the call cannot be replayed. */
+			return b0 ? ABI_STATUS_EXECUTION_FAILED : REWRITE_UNAVAILABLE;
+		}
+	}
+	return ABI_STATUS_SUCCESS;
+}
