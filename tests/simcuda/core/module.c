@@ -363,7 +363,8 @@ static sim_err launch_run(sim_op *op)
 	struct launch_op *lo = (struct launch_op *)op;
 	const sim_device *d = sim_device_get(lo->f->module->device);
 	ptx_mem mem = {.map = map_global, .ctx = NULL, .try_map = try_map_global,
-		       .l2_bytes = d ? (uint64_t)d->l2_bytes : 0};
+		       .l2_bytes = d ? (uint64_t)d->l2_bytes : 0,
+		       .resident_blocks = d ? (uint32_t)d->sm_count : 0};
 	ptx_launch_stats st = {0};
 	char err[512];
 	ptx_status ps;

@@ -11,10 +11,11 @@
  * back (32 bytes) when it leaves and at the end of the launch.  Each launch starts with an
  * empty cache and ends with everything written back, as a profiler measures one kernel
  * (Nsight Compute flushes the caches before each kernel it profiles by default).  Blocks
- * run one after another in launch order (launch.c), so the L2 sees their accesses in that
- * order rather than interleaved as on a card.  Left out: the L1 and texture caches (every
- * access of a warp reaches the L2 here), replacement and hashing as the hardware does them,
- * partitions, ECC and compression. */
+ * start in launch order, as many resident at once as ptx_mem.resident_blocks says (a
+ * card's multiprocessors), taking turns from one barrier to the next (launch.c), so the L2
+ * sees the accesses of blocks that walk k together interleaved, as a card's does.  Left
+ * out: the L1 and texture caches (every access of a warp reaches the L2 here), replacement
+ * and hashing as the hardware does them, partitions, ECC and compression. */
 #include <stdlib.h>
 
 #include "ptx_internal.h"
@@ -48,8 +49,8 @@ static pl2 *l2_of(pblock *b)
 	uint64_t sets;
 	pl2 *c;
 
-	if (b->l2)
-		return b->l2;
+	if (*b->l2)
+		return *b->l2;
 	sets = b->mem->l2_bytes / (SECTOR * WAYS);
 	c = calloc(1, sizeof *c);
 	if (!c)
@@ -63,7 +64,7 @@ static pl2 *l2_of(pblock *b)
 		l2_free(c);
 		return NULL;
 	}
-	b->l2 = c;
+	*b->l2 = c;
 	return c;
 }
 
@@ -129,14 +130,14 @@ void ptx__l2_access(pblock *b, uint64_t addr, uint32_t size, int how)
 	}
 }
 
-void ptx__l2_end(pblock *b)
+void ptx__l2_end(struct pl2 **l2, ptx_launch_stats *st)
 {
-	pl2 *c = b->l2;
+	pl2 *c = *l2;
 
 	if (!c)
 		return;
 	for (uint64_t s = 0; s < c->nsets; s++)
-		b->stats->dram_written += SECTOR * (uint64_t)__builtin_popcount(c->dirty[s]);
+		st->dram_written += SECTOR * (uint64_t)__builtin_popcount(c->dirty[s]);
 	l2_free(c);
-	b->l2 = NULL;
+	*l2 = NULL;
 }

@@ -102,6 +102,9 @@ typedef struct ptx_mem {
 	/* Bytes of the L2 cache in front of global memory, for the DRAM counters below
 	 * (l2.c); 0: no cache, every access counts. */
 	uint64_t l2_bytes;
+	/* With an L2: how many blocks run side by side, taking turns at barriers, in launch
+	 * order (a card's multiprocessors); 0 or 1: one after another. */
+	uint32_t resident_blocks;
 } ptx_mem;
 
 /* Added to (never reset) by ptx_launch.  global_bytes_*: every global access, as the

@@ -451,6 +451,7 @@ int ptx__run_block(pblock *b)
 	for (;;) {
 		int ran = 0, stalled = 1;
 		b->progress = 0;
+		int released = 0;
 		for (uint32_t i = 0; i < b->nwarps; i++) {
 			pwarp *w = &b->warps[i];
 			if (!w->mask)
@@ -460,15 +461,22 @@ int ptx__run_block(pblock *b)
 			if (st)
 				return st;
 			stalled &= b->stalled;
-			if (b->bar_active && check_barriers(b))
+			if (b->bar_active && check_barriers(b)) {
 				stalled = 0;
+				released = 1;
+			}
 		}
 		if (ran && stalled && !b->progress)
 			return mbarrier_deadlock(b);
+		if (released && b->turns)
+			return PTX_TURN;
 		if (ran)
 			continue;
-		if (b->bar_active && check_barriers(b))
+		if (b->bar_active && check_barriers(b)) {
+			if (b->turns)
+				return PTX_TURN;
 			continue;
+		}
 		if (!b->live_threads)
 			return PTX_OK;
 		return deadlock(b);

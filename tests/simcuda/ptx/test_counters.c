@@ -1,8 +1,9 @@
 /* test_counters.c: a launch's counters (ptx_launch_stats): DRAM bytes through the L2 model
  * (l2.c) against access patterns whose answer is known (a stream; a buffer every block
- * reads, which fits the cache or does not; no cache at all; partial-sector writes and what
- * a later read of the sector costs; atomics), and the warp-level instruction counts (a
- * loop, a divergent branch, mma and wmma.mma). */
+ * reads, which fits the cache or does not; no cache at all; blocks resident side by side
+ * walking a buffer in lockstep; partial-sector writes and what a later read of the sector
+ * costs; atomics), and the warp-level instruction counts (a loop, a divergent branch, mma
+ * and wmma.mma). */
 #include "test_util.h"
 
 static const char *const text =
@@ -51,6 +52,21 @@ static const char *const text =
 	"  ld.global.u16 %h, [%a];\n"
 	"DONE: ret;\n"
 	"}\n"
+	/* Every block sums src[0..n) a chunk of ntid at a time, a barrier between chunks (a
+	 * GEMM's blocks walking k); thread t of block b writes its sum to dst[b * ntid + t]. */
+	".visible .entry lockstep(.param .u64 src, .param .u64 dst, .param .u32 n)\n"
+	"{\n"
+	"  .reg .pred %p; .reg .u32 %l, %t, %n, %s; .reg .u64 %a, %b; .reg .f32 %v, %acc;\n"
+	"  mov.u32 %l, %tid.x; mov.u32 %s, %ntid.x; ld.param.u32 %n, [n];\n"
+	"  ld.param.u64 %b, [src]; mov.f32 %acc, 0f00000000;\n"
+	"LOOP: setp.ge.u32 %p, %l, %n; @%p bra OUT;\n"
+	"  mul.wide.u32 %a, %l, 4; add.u64 %a, %a, %b; ld.global.f32 %v, [%a];\n"
+	"  add.f32 %acc, %acc, %v; add.u32 %l, %l, %s; bar.sync 0; bra.uni LOOP;\n"
+	"OUT: mov.u32 %l, %ctaid.x; mul.lo.u32 %l, %l, %s; mov.u32 %t, %tid.x; add.u32 %l, %l, %t;\n"
+	"  ld.param.u64 %b, [dst]; mul.wide.u32 %a, %l, 4; add.u64 %a, %a, %b;\n"
+	"  st.global.f32 [%a], %acc;\n"
+	"  ret;\n"
+	"}\n"
 	/* Every thread adds 1 to the same word. */
 	".visible .entry count_up(.param .u64 dst)\n"
 	"{\n"
@@ -93,6 +109,8 @@ static const char *const text =
 	"  ret;\n"
 	"}\n";
 
+static uint32_t resident;              /* blocks side by side (ptx_mem.resident_blocks) */
+
 static ptx_launch_stats run(ptx_module *m, const char *name, unsigned gx, unsigned bx,
 			    void **params, tmem *t, uint64_t l2_bytes)
 {
@@ -103,6 +121,7 @@ static ptx_launch_stats run(ptx_module *m, const char *name, unsigned gx, unsign
 	char err[512];
 
 	mem.l2_bytes = l2_bytes;
+	mem.resident_blocks = resident;
 	CHECK(k != NULL, "no kernel %s", name);
 	if (k) {
 		ptx_status s = ptx_launch(k, grid, block, 0, params, &mem, &st, err, sizeof err);
@@ -150,6 +169,42 @@ static void test_reread(ptx_module *m)
 	CHECK(s.dram_read >= 4ull * n * blocks * 99 / 100 && s.dram_read <= 4ull * n * blocks,
 	      "a scan 4x the cache: %llu of %llu bytes from memory",
 	      (unsigned long long)s.dram_read, 4ull * n * blocks);
+	tmem_free(&t);
+}
+
+/* Blocks that walk one buffer in lockstep, taking turns at their barriers as resident
+ * blocks do on a card: each chunk comes from memory once however large the buffer; one
+ * after another, a buffer larger than the cache is read again by every block.  The sums
+ * (so the results) are the same either way. */
+static void test_resident(ptx_module *m)
+{
+	tmem t = { 0 };
+	uint32_t n = 1 << 20, blocks = 8;           /* 4 MiB, 4 times the cache */
+	uint64_t src = tmem_alloc(&t, 4 * n), dst = tmem_alloc(&t, 4 * 256 * blocks);
+	void *p[] = { &src, &dst, &n };
+	float *host = tmem_host(&t, src), *out = tmem_host(&t, dst), first[256 * 8];
+	ptx_launch_stats s;
+
+	for (uint32_t i = 0; i < n; i++)
+		host[i] = (float)(i % 7);
+	resident = 8;
+	s = run(m, "lockstep", blocks, 256, p, &t, 1 << 20);
+	CHECK_EQ(s.global_bytes_read, 4ull * n * blocks);
+	CHECK_EQ(s.dram_read, 4 * n);
+	memcpy(first, out, sizeof first);
+	resident = 1;
+	s = run(m, "lockstep", blocks, 256, p, &t, 1 << 20);
+	CHECK(s.dram_read >= 4ull * n * blocks * 99 / 100, "one block after another: %llu bytes "
+	      "from memory", (unsigned long long)s.dram_read);
+	CHECK(!memcmp(first, out, sizeof first), "resident blocks changed the sums");
+	/* More blocks than slots: each slot takes the next block in launch order. */
+	resident = 3;
+	s = run(m, "lockstep", blocks, 256, p, &t, 1 << 20);
+	CHECK(!memcmp(first, out, sizeof first), "3 slots changed the sums");
+	CHECK(s.dram_read >= 4ull * n * 3 - 4096 && s.dram_read <= 4ull * n * 3 + 4096,
+	      "8 blocks in 3 resident: %llu bytes from memory, want about 3 buffers",
+	      (unsigned long long)s.dram_read);
+	resident = 0;
 	tmem_free(&t);
 }
 
@@ -230,6 +285,7 @@ int main(void)
 		return 1;
 	test_stream(m);
 	test_reread(m);
+	test_resident(m);
 	test_partial(m);
 	test_atomics(m);
 	test_warp_instructions(m);
