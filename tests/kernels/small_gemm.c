@@ -154,6 +154,8 @@ int sg_args(struct sg *g, struct sg_argv *a, int fused)
 	a->argv[n++] = &a->ap;
 	a->argv[n++] = &a->bp;
 	push_epi_extra(a->argv, &n, &g->x);
+	if (fused)
+		a->argv[n++] = &g->group_m;
 	if (!fused) {
 		a->argv[n++] = &g->kc;
 		a->argv[n++] = &g->split_stride;

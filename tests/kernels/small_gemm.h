@@ -14,6 +14,7 @@ struct sg {
 	unsigned bound_k_extra;        /* the error bound is (k + this) 2^-24 sum |a b| */
 	int chain_order;               /* where an fp32 fma chain in k order overflows or is NaN,
 					* the output must be what it gives */
+	uint32_t group_m;              /* the fused kernels' launch order (kernels.h) */
 	float *alpha_dev, *beta_dev;   /* device pointer mode when set */
 	struct epi_extra x;            /* bias and activation: none unless a test sets them */
 	uint32_t kc;                   /* split k: k a block row (0: none) */

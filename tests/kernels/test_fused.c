@@ -60,6 +60,7 @@ static void fused_case(ptx_module *mod, const struct fused_kernel *fk, const str
 	sg_make(&g, o);
 	g.bound_k_extra = 2;
 	g.chain_order = 1;
+	g.group_m = q % 3;         /* the launch order: all rows of tiles at once, 1, 2 */
 	if (fill)
 		fill(&g, q);
 	sg_describe(ctx, sizeof ctx, fk->sm, &g);
@@ -359,7 +360,8 @@ int test_fused_tc75_growth(void) { return growth(&tc75); }
 
 /* What one launch moves and issues on random operands, along k (nn.Linear's layout) and
  * across, aligned: op(A) once per column block, op(B) once per row block, C written once
- * (read once with beta), and the views and scalars; instructions per mma. */
+ * (read once with beta); the mma, one per 1024 multiply-adds of every tile, and the warp
+ * instructions per mma (the issue's budget: bench/traffic.sh checks it at 1024^3). */
 static int traffic(const struct fused_kernel *fk, double most_per_mma)
 {
 	ptx_module *mod = fk->load(fk->sm);
@@ -393,8 +395,9 @@ static int traffic(const struct fused_kernel *fk, double most_per_mma)
 		double per_mma = (double)st.warp_instructions / (double)st.mma_instructions;
 		printf("%s: %.2f warp instructions an mma (%llu mma)\n", ctx, per_mma,
 		       (unsigned long long)st.mma_instructions);
+		/* The budget holds for nn.Linear's form (op(A) and op(B) along k, beta 0). */
 		CHECK(st.mma_instructions == (uint64_t)bx * by * 8 * 128 * (g.k / 32) &&
-		      (!most_per_mma || per_mma <= most_per_mma),
+		      (g.tb || g.beta != 0 || per_mma <= most_per_mma),
 		      "%s: %llu mma, %.2f instructions each (at most %.1f)", ctx,
 		      (unsigned long long)st.mma_instructions, per_mma, most_per_mma);
 		buf_free_all();
@@ -403,4 +406,4 @@ static int traffic(const struct fused_kernel *fk, double most_per_mma)
 	return fails;
 }
 
-int test_fused_tc75_traffic(void) { return traffic(&tc75, 0); }
+int test_fused_tc75_traffic(void) { return traffic(&tc75, 6.0); }

@@ -218,13 +218,17 @@ extern const char bf16shim_kernels_tc_ptx[];
  * bf16shim_fused_tc75(view a, u32 transa, view b, u32 transb, u32 m, u32 n, u32 k,
  *                     view c, u32 ctype, f32 alpha, f32 beta, u64 alpha_ptr, u64 beta_ptr,
  *                     u64 bias, u32 bias_type, u32 bias_along, u64 bias_batch_stride,
- *                     u32 act)
+ *                     u32 act, u32 group_m)
  *   For each batch item (gridDim.z): C(i, j) = act(alpha sum_l op(A)(i, l) op(B)(l, j)
  *   + beta C(i, j) + bias) for i < m, j < n: views, transposes, scalars (device pointer
  *   mode too), bias, activation and ctype as KERNEL_GEMM_SMALL's (beta == 0 never reads
  *   C; ctype, bias_type or act out of range reads and writes nothing), k may be 0.
  *   Launch: blockDim = (KERNEL_FUSED_THREADS, 1, 1) (.reqntid), gridDim = (ceil(m /
  *   KERNEL_FUSED_TC_M), ceil(n / KERNEL_FUSED_TC_N), batch), no dynamic shared memory.
+ *   Blocks take their tiles in launch order over groups of group_m rows of tiles (0: all),
+ *   each group column by column: the blocks a card runs at once then share a few panels
+ *   of op(A), which stay in the L2 while C goes out through evict-first (.cs) stores; the
+ *   host sizes a group's op(A) panels at half the L2 (KERNEL_FUSED_GROUP_M).
  *   A block computes a 128 x 256 tile of C over k in chunks of 32: the bf16 elements of
  *   the chunk are loaded as stored (16-byte loads along k, 4-byte across, element by
  *   element at the edges and for unaligned views), the next chunk's while this one is
@@ -255,6 +259,10 @@ extern const char bf16shim_kernels_tc75_ptx[];
 #define KERNEL_FUSED_THREADS 256
 #define KERNEL_FUSED_TC_M 128
 #define KERNEL_FUSED_TC_N 256
+/* Rows of tiles a group of the launch order: op(A)'s panels of a group (rows k 2 bytes
+ * each) within half the L2, so that they stay while the other half streams op(B) and C. */
+#define KERNEL_FUSED_GROUP_M(l2_bytes, tile_m, k)                                          \
+	((l2_bytes) / 2 / ((uint64_t)(tile_m) * 2 * ((k) ? (uint64_t)(k) : 1)))
 
 #define KERNEL_BLOCK 256
 

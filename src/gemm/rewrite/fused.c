@@ -29,12 +29,26 @@ static struct fused_choice fused_kernel(const struct own_kernels *mod,
 	}
 }
 
-/* The kernel's parameters (kernels.h): views, transposes, sizes, C, scalars, bias. */
+/* Rows of tiles a group of the launch order takes (kernels.h, KERNEL_FUSED_GROUP_M): op(A)'s
+ * panels of a group within half the L2, at least one row; 0 (all rows) where the driver
+ * does not say how large the L2 is. */
+static uint32_t group_rows(const struct device_facts *dev, unsigned tile_m, int64_t k)
+{
+	uint64_t g;
+
+	if (!dev || dev->l2_bytes <= 0)
+		return 0;
+	g = KERNEL_FUSED_GROUP_M((uint64_t)dev->l2_bytes, tile_m, (uint64_t)k);
+	return g < 1 ? 1 : g > UINT32_MAX ? UINT32_MAX : (uint32_t)g;
+}
+
+/* The kernel's parameters (kernels.h): views, transposes, sizes, C, scalars, bias, order. */
 struct fused_args {
 	struct view a, b, c;
 	uint32_t ta, tb, m, n, k, ctype;
 	struct scalars sc;
 	struct bias_act ep;
+	uint32_t group_m;
 };
 
 static int launch_fused(const struct rewrite_ctx *rc, struct fused_choice kc,
@@ -47,7 +61,7 @@ static int launch_fused(const struct rewrite_ctx *rc, struct fused_choice kc,
 			  &x->c.ptr, &x->c.ptr_array, &x->c.batch_stride, &x->c.ld, &x->c.row0,
 			  &x->c.col0, &x->ctype, &x->sc.alpha, &x->sc.beta, &x->sc.alpha_ptr,
 			  &x->sc.beta_ptr, &x->ep.bias, &x->ep.bias_type, &x->ep.bias_along,
-			  &x->ep.bias_stride, &x->ep.act};
+			  &x->ep.bias_stride, &x->ep.act, &x->group_m};
 	unsigned gx = (unsigned)(((uint64_t)x->m + kc.tile_m - 1) / kc.tile_m);
 	unsigned gy = (unsigned)(((uint64_t)x->n + kc.tile_n - 1) / kc.tile_n);
 
@@ -86,7 +100,7 @@ int rewrite_fused(const struct gemm_call *c, const struct device_facts *dev, enu
 			.ta = c->transa != ABI_OP_N, .tb = c->transb != ABI_OP_N,
 			.m = (uint32_t)c->m, .n = (uint32_t)c->n, .k = (uint32_t)c->k,
 			.ctype = (uint32_t)rewrite_kernel_type(c->ctype), .sc = rc.sc,
-			.ep = bias_act_of(c, b0, 0)};
+			.ep = bias_act_of(c, b0, 0), .group_m = group_rows(dev, kc.tile_m, c->k)};
 
 		if (!launch_fused(&rc, kc, &x, bn)) {
 			*why = WHY_LAUNCH_FAILED;

@@ -5,12 +5,14 @@
  * The model: ptx_mem.l2_bytes of 32-byte sectors (the unit in which NVIDIA's L2 and DRAM
  * exchange data) in sets of 16, a sector's set chosen by a hash of its address (the cards
  * hash addresses over their L2 slices; this hash is ours), least recently used first out.
- * A read that finds its bytes fetches the sector (32 bytes read); a write allocates the
+ * A read that misses its bytes fetches the sector (32 bytes read); a write allocates the
  * sector without reading it and keeps a mask of the bytes written, as the L2's byte masks
  * let a card do, so a later read of bytes not written fetches it; a dirty sector is written
- * back (32 bytes) when it leaves and at the end of the launch.  Each launch starts with an
- * empty cache and ends with everything written back, as a profiler measures one kernel
- * (Nsight Compute flushes the caches before each kernel it profiles by default).  Blocks
+ * back (32 bytes) when it leaves and at the end of the launch.  An access marked .cs
+ * ("cache streaming", PTX ISA, "Cache Operators") leaves its sector the first to go.
+ * Each launch starts with an empty cache and ends with everything written back, as a
+ * profiler measures one kernel (Nsight Compute flushes the caches before each kernel it
+ * profiles by default).  Blocks
  * start in launch order, as many resident at once as ptx_mem.resident_blocks says (a
  * card's multiprocessors), taking turns from one barrier to the next (launch.c), so the L2
  * sees the accesses of blocks that walk k together interleaved, as a card's does.  Left
@@ -115,7 +117,8 @@ void ptx__l2_access(pblock *b, uint64_t addr, uint32_t size, int how)
 		} else {
 			s = ((sec * 0x9e3779b97f4a7c15ull) >> 32) % c->nsets;
 			slot = slot_for(c, st, s, sec + 1);
-			c->used[slot] = ++c->clock;
+			/* Evict-first (.cs): its lines go out before any other of their set. */
+			c->used[slot] = how & L2_STREAM ? 0 : ++c->clock;
 			c->last = sec + 1;
 			c->last_slot = slot;
 		}

@@ -432,7 +432,9 @@ uint8_t *ptx__mem(pwarp *w, const pinsn *in, int lane, int space, uint64_t addr,
 		  uint32_t size, int write, int *st);
 /* The L2 model (l2.c): a global access of size bytes at addr (L2_READ, L2_WRITE or both)
  * adds to the launch's DRAM counters; ptx__l2_end writes back what is dirty and frees it. */
-enum { L2_READ = 1, L2_WRITE = 2 };
+enum { L2_READ = 1, L2_WRITE = 2, L2_STREAM = 4 };
+/* pinsn.mode of ld and st: .cs, cached evict-first. */
+#define MEM_STREAM 1
 void ptx__l2_access(pblock *b, uint64_t addr, uint32_t size, int how);
 void ptx__l2_end(struct pl2 **l2, ptx_launch_stats *st);
 /* Maps the union of a warp's global accesses once, so lanes hit the cache. */

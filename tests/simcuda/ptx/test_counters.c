@@ -1,8 +1,8 @@
 /* test_counters.c: a launch's counters (ptx_launch_stats): DRAM bytes through the L2 model
  * (l2.c) against access patterns whose answer is known (a stream; a buffer every block
  * reads, which fits the cache or does not; no cache at all; blocks resident side by side
- * walking a buffer in lockstep; partial-sector writes and what a later read of the sector
- * costs; atomics), and the warp-level instruction counts (a loop, a divergent branch, mma
+ * walking a buffer in lockstep; streaming (.cs) stores; partial-sector writes and what a
+ * later read of the sector costs; atomics), and the warp-level instruction counts (a loop, a divergent branch, mma
  * and wmma.mma). */
 #include "test_util.h"
 
@@ -66,6 +66,25 @@ static const char *const text =
 	"  ld.param.u64 %b, [dst]; mul.wide.u32 %a, %l, 4; add.u64 %a, %a, %b;\n"
 	"  st.global.f32 [%a], %acc;\n"
 	"  ret;\n"
+	"}\n"
+	/* Reads src[0..n), streams m words to dst (st.cs when cs != 0), reads src again: one
+	 * block, a word a thread at a time. */
+	".visible .entry keep(.param .u64 src, .param .u64 dst, .param .u32 n, .param .u32 m,"
+	" .param .u32 cs)\n"
+	"{\n"
+	"  .reg .pred %p, %c; .reg .u32 %l, %n, %q, %s, %pass; .reg .u64 %a, %b; .reg .f32 %v;\n"
+	"  ld.param.u32 %n, [n]; ld.param.u32 %q, [m]; ld.param.u32 %s, [cs];\n"
+	"  setp.ne.u32 %c, %s, 0; mov.u32 %s, %ntid.x; mov.u32 %pass, 0;\n"
+	"READ: mov.u32 %l, %tid.x;\n"
+	"R1: setp.ge.u32 %p, %l, %n; @%p bra R2;\n"
+	"  ld.param.u64 %b, [src]; mul.wide.u32 %a, %l, 4; add.u64 %a, %a, %b;\n"
+	"  ld.global.f32 %v, [%a]; add.u32 %l, %l, %s; bra.uni R1;\n"
+	"R2: setp.ne.u32 %p, %pass, 0; @%p bra DONE; mov.u32 %pass, 1; mov.u32 %l, %tid.x;\n"
+	"W1: setp.ge.u32 %p, %l, %q; @%p bra READ;\n"
+	"  ld.param.u64 %b, [dst]; mul.wide.u32 %a, %l, 4; add.u64 %a, %a, %b;\n"
+	"  @%c st.global.cs.f32 [%a], %v; @!%c st.global.f32 [%a], %v;\n"
+	"  add.u32 %l, %l, %s; bra.uni W1;\n"
+	"DONE: ret;\n"
 	"}\n"
 	/* Every thread adds 1 to the same word. */
 	".visible .entry count_up(.param .u64 dst)\n"
@@ -208,6 +227,29 @@ static void test_resident(ptx_module *m)
 	tmem_free(&t);
 }
 
+/* A buffer read, a stream 4 times the cache written, the buffer read again: plain stores
+ * push the buffer out; .cs ("likely accessed once", evict-first) stores leave it. */
+static void test_streaming(ptx_module *m)
+{
+	tmem t = { 0 };
+	uint32_t n = 1 << 16, q = 1 << 20, cs;   /* 256 KiB read twice, 4 MiB written */
+	uint64_t src = tmem_alloc(&t, 4 * n), dst = tmem_alloc(&t, 4 * q);
+	void *p[] = { &src, &dst, &n, &q, &cs };
+	ptx_launch_stats s;
+
+	cs = 0;
+	s = run(m, "keep", 1, 256, p, &t, 1 << 20);
+	CHECK_EQ(s.global_bytes_read, 8 * n);
+	CHECK(s.dram_read >= 8ull * n * 99 / 100, "plain stores: %llu bytes read from memory",
+	      (unsigned long long)s.dram_read);
+	CHECK_EQ(s.dram_written, 4 * q);
+	cs = 1;
+	s = run(m, "keep", 1, 256, p, &t, 1 << 20);
+	CHECK_EQ(s.dram_read, 4 * n);
+	CHECK_EQ(s.dram_written, 4 * q);
+	tmem_free(&t);
+}
+
 /* A 2-byte store writes its whole sector back; reading the bytes written needs nothing
  * from memory, reading other bytes of the sector fetches it. */
 static void test_partial(ptx_module *m)
@@ -286,6 +328,7 @@ int main(void)
 	test_stream(m);
 	test_reread(m);
 	test_resident(m);
+	test_streaming(m);
 	test_partial(m);
 	test_atomics(m);
 	test_warp_instructions(m);
