@@ -135,7 +135,9 @@ uint32_t cost_decode_splits(int sm_count, uint64_t blocks, int64_t k, uint64_t c
 
 enum cost_fused_kernel cost_fused_kernel(int sm, int tensor_cores)
 {
-	return tensor_cores && sm >= 75 ? COST_FUSED_TC75 : COST_FUSED_NONE;
+	if (!tensor_cores || sm < 70)
+		return COST_FUSED_NONE;
+	return sm >= 75 ? COST_FUSED_TC75 : COST_FUSED_TC70;
 }
 
 /* Blocks of a fused kernel: tiles of 128 rows by 256 columns (kernels.h, KERNEL_FUSED_TC_M,

@@ -57,16 +57,22 @@ static void load_optional(const char *ptx, int min_sm, const char *const *names,
 		drv->cuModuleUnload(mod);
 }
 
-/* The tensor-core modules: the fp16 path's tail (sm_70), the fused path's Turing kernel. */
+/* The tensor-core modules: the fp16 path's tail (sm_70), the fused path's Turing kernel
+ * (sm_75) and, where that one did not load, its Volta kernel (sm_70): the planner takes
+ * the Turing kernel wherever it can run (cost.h, cost_fused_kernel). */
 static void load_tc(struct own_kernels *m)
 {
 	static const char *const tc[] = {KERNEL_FP16_TAIL};
 	static const char *const tc75[] = {KERNEL_FUSED_TC75};
+	static const char *const tc70[] = {KERNEL_FUSED_TC70};
 	abi_function *const tc_out[] = {&m->fp16_tail};
 	abi_function *const tc75_out[] = {&m->fused_tc75};
+	abi_function *const tc70_out[] = {&m->fused_tc70};
 
 	load_optional(bf16shim_kernels_tc_ptx, 70, tc, tc_out, 1);
 	load_optional(bf16shim_kernels_tc75_ptx, 75, tc75, tc75_out, 1);
+	if (!m->fused_tc75)
+		load_optional(bf16shim_kernels_tc70_ptx, 70, tc70, tc70_out, 1);
 }
 
 /* Loads the kernels and constants into the current context: WHY_NONE, or why not. */

@@ -26,6 +26,8 @@ struct fused_kernel {
 
 static const struct fused_kernel tc75 = { KERNEL_FUSED_TC75, 75, KERNEL_FUSED_TC_M,
 					  KERNEL_FUSED_TC_N, load_tc75_module };
+static const struct fused_kernel tc70 = { KERNEL_FUSED_TC70, 70, KERNEL_FUSED_TC_M,
+					  KERNEL_FUSED_TC_N, load_tc70_module };
 
 static uint32_t mix(uint32_t q)
 {
@@ -357,6 +359,12 @@ int test_fused_tc75_specials(void) { return specials(&tc75); }
 int test_fused_tc75_extremes(void) { return extremes(&tc75); }
 int test_fused_tc75_attention(void) { return attention(&tc75); }
 int test_fused_tc75_growth(void) { return growth(&tc75); }
+int test_fused_tc70_shapes(void) { return shapes(&tc70); }
+int test_fused_tc70_exact(void) { return exact(&tc70); }
+int test_fused_tc70_specials(void) { return specials(&tc70); }
+int test_fused_tc70_extremes(void) { return extremes(&tc70); }
+int test_fused_tc70_attention(void) { return attention(&tc70); }
+int test_fused_tc70_growth(void) { return growth(&tc70); }
 
 /* What one launch moves and issues on random operands, along k (nn.Linear's layout) and
  * across, aligned: op(A) once per column block, op(B) once per row block, C written once
@@ -407,3 +415,4 @@ static int traffic(const struct fused_kernel *fk, double most_per_mma)
 }
 
 int test_fused_tc75_traffic(void) { return traffic(&tc75, 6.0); }
+int test_fused_tc70_traffic(void) { return traffic(&tc70, 8.0); }

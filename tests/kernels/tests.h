@@ -41,7 +41,14 @@
 	X(fused_tc75_extremes) \
 	X(fused_tc75_attention) \
 	X(fused_tc75_growth) \
-	X(fused_tc75_traffic)
+	X(fused_tc75_traffic) \
+	X(fused_tc70_shapes) \
+	X(fused_tc70_exact) \
+	X(fused_tc70_specials) \
+	X(fused_tc70_extremes) \
+	X(fused_tc70_attention) \
+	X(fused_tc70_growth) \
+	X(fused_tc70_traffic)
 
 #define DECLARE(name) int test_##name(void);
 KERNEL_TESTS(DECLARE)

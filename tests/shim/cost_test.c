@@ -131,6 +131,8 @@ static void crossovers(void)
 		 DECIDE_DECODE, DECIDE_PASS},
 		{&v100, "V100 tokens, fp16", {37, 4096, 4096, 1}, {38, 4096, 4096, 1}, DECIDE_PASS,
 		 DECIDE_FP16},
+		{&v100, "V100 P V", {64, 256, 256, 16}, {64, 257, 257, 16}, DECIDE_PASS,
+		 DECIDE_FUSED},
 		{&rtx2080ti, "2080 Ti P V", {64, 256, 256, 16}, {64, 257, 257, 16}, DECIDE_PASS,
 		 DECIDE_FUSED},
 		{&gtx1660, "GTX 1660 square", {562, 562, 562, 1}, {563, 563, 563, 1}, DECIDE_PASS,

@@ -28,9 +28,9 @@ static const struct row rows[] = {
 	{__LINE__, BF, BF, ABI_COMPUTE_32F_FAST_TF32, DEF, 52, 0, MODE_AUTO, PATH_AUTO, 64, 64,
 	 DECIDE_FP32},
 	/* sm_70/75 run bf16 without tensor cores: fp16 tensor cores instead, through the fused
-	 * path's kernel where there is one (Turing), else the fp16 path... */
+	 * path's kernel of each (Turing's, Volta's)... */
 	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FUSED},
-	{__LINE__, BF, F, F, TC, 70, 1, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP16},
+	{__LINE__, BF, F, F, TC, 70, 1, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FUSED},
 	/* ...but not on sm_75 parts without tensor cores (GTX 16xx). */
 	{__LINE__, BF, BF, F, TC, 75, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP32},
 	/* Decode shapes read bf16 directly, on any architecture below sm_80. */
@@ -93,6 +93,8 @@ static const struct chain_row chains[] = {
 	/* A rewrite falls back along the paths, down to the call as it came. */
 	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 64, {FP32_, PASS_, END}},
 	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 64,
+	 {FUSED_, FP16_, FP32_, PASS_, END}},
+	{__LINE__, BF, BF, F, TC, 70, 1, MODE_AUTO, PATH_AUTO, 64,
 	 {FUSED_, FP16_, FP32_, PASS_, END}},
 	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 16,
 	 {DECODE_, FP16_, FP32_, PASS_, END}},

@@ -1,8 +1,9 @@
 /* The shim's device code: PTX text embedded in the library, and the parameter layout of each
  * kernel.  The PTX is written for .version 6.0 / .target sm_50 with none of the sm_80
  * instructions, so one image JIT-compiles on every GPU from Maxwell on, on CUDA 11-era
- * drivers (doc/facts.md, "CUDA versions").  The tensor-core module (KERNEL_FP16_TAIL) is the one exception: .target sm_70,
- * loaded only where there are tensor cores.
+ * drivers (doc/facts.md, "CUDA versions").  The tensor-core modules are the exception:
+ * KERNEL_FP16_TAIL's (.target sm_70), the fused path's Volta kernel (.target sm_70, PTX 6.4)
+ * and Turing kernel (.target sm_75, PTX 6.5), each loaded only where the GPU has them.
  *
  * Matrix operands are described the same way for every kernel (a "view"): element (r, c) of
  * batch item b lives at
@@ -213,9 +214,13 @@ extern const char bf16shim_kernels_tc_ptx[];
 #define KERNEL_SMALL_SHMEM(block) ((unsigned)(block) * 128u)
 
 /* ---- Fused path: one kernel that reads bf16 and converts it in registers (issue 28):
- * fused_tc75.ptx (Turing tensor cores, module bf16shim_kernels_tc75_ptx, .target sm_75),
- * with the fragments fused_*.ptxi. ----
- * bf16shim_fused_tc75(view a, u32 transa, view b, u32 transb, u32 m, u32 n, u32 k,
+ * fused_tc75.ptx (Turing tensor cores, mma.m16n8k8 with ldmatrix; module
+ * bf16shim_kernels_tc75_ptx, .target sm_75) and fused_tc70.ptx (Volta tensor cores,
+ * mma.m8n8k4; module bf16shim_kernels_tc70_ptx, .target sm_70), one body (fused_tc.ptxi)
+ * with the fragments fused_*.ptxi; they differ only in how a warp multiplies its tiles.
+ * ----
+ * bf16shim_fused_tc75 and bf16shim_fused_tc70
+ *                    (view a, u32 transa, view b, u32 transb, u32 m, u32 n, u32 k,
  *                     view c, u32 ctype, f32 alpha, f32 beta, u64 alpha_ptr, u64 beta_ptr,
  *                     u64 bias, u32 bias_type, u32 bias_along, u64 bias_batch_stride,
  *                     u32 act, u32 group_m)
@@ -254,8 +259,10 @@ extern const char bf16shim_kernels_tc_ptx[];
  *   Traffic: op(A) once per column block, op(B) once per row block (a card's L2 serves
  *   the repeats), C written once (read once with beta != 0), 24 bytes a block of views and
  *   scalars; more only for recomputed outputs. */
+extern const char bf16shim_kernels_tc70_ptx[];
 extern const char bf16shim_kernels_tc75_ptx[];
 #define KERNEL_FUSED_TC75 "bf16shim_fused_tc75"
+#define KERNEL_FUSED_TC70 "bf16shim_fused_tc70"
 #define KERNEL_FUSED_THREADS 256
 #define KERNEL_FUSED_TC_M 128
 #define KERNEL_FUSED_TC_N 256

@@ -24,6 +24,8 @@ static struct fused_choice fused_kernel(const struct own_kernels *mod,
 	switch (dev ? cost_fused_kernel(dev->sm, dev->tensor_cores) : COST_FUSED_NONE) {
 	case COST_FUSED_TC75:
 		return (struct fused_choice){mod->fused_tc75, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N};
+	case COST_FUSED_TC70:
+		return (struct fused_choice){mod->fused_tc70, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N};
 	default:
 		return (struct fused_choice){0};
 	}
