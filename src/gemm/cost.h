@@ -60,9 +60,10 @@ int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum c
 const char *cost_path_name(enum cost_path p);
 
 /* The fused path's kernel for a device (kernels.h, "fused path"; rewrite/fused.c runs the
- * same): Turing's tensor cores (m16n8k8), Volta's (m8n8k4), none where no kernel of the
- * path runs. */
-enum cost_fused_kernel { COST_FUSED_NONE, COST_FUSED_TC75, COST_FUSED_TC70 };
+ * same): Turing's tensor cores (m16n8k8), Volta's (m8n8k4), else the CUDA cores' fp32 fma
+ * (Maxwell, Pascal, GTX 16xx, and any GPU whose tensor cores the driver does not report);
+ * none below sm_50, where no kernel of the shim runs. */
+enum cost_fused_kernel { COST_FUSED_NONE, COST_FUSED_TC75, COST_FUSED_TC70, COST_FUSED_FMA };
 enum cost_fused_kernel cost_fused_kernel(int sm, int tensor_cores);
 /* The fraction of the units' peak the fused kernels are modeled at (doc/facts.md,
  * "Throughputs for the cost model": at most half until a card has measured it). */

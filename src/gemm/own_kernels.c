@@ -108,6 +108,7 @@ static enum why load(struct own_kernels *m)
 			{KERNEL_FP16_SLICES, offsetof(struct own_kernels, fp16_slices)},
 			{KERNEL_EPILOGUE_SCALED, offsetof(struct own_kernels, epilogue_scaled)},
 			{KERNEL_GEMM_SMALL, offsetof(struct own_kernels, gemm_small)},
+			{KERNEL_FUSED_FMA, offsetof(struct own_kernels, fused_fma)},
 		};
 		for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++) {
 			abi_function *f = (abi_function *)((char *)m + optional[i].offset);

@@ -112,17 +112,17 @@ static int has_fused_kernel(const struct plan_device *d)
 }
 
 /* The rewrite for a GPU without bf16 tensor cores, by the architecture alone: decode-shaped
- * GEMMs read bf16 directly; others go to the fused path's kernel where there is one, else to
- * fp16 tensor cores where there are some, else to fp32.  GTX 16xx (sm_75 without tensor
- * cores) stay on fp32: their fp16 GEMMs with M >= 2 crawl (doc/facts.md). */
+ * GEMMs read bf16 directly; others go to the fused path's tensor-core kernel where there are
+ * tensor cores (Volta's, Turing's), else to fp32.  GTX 16xx (sm_75 without tensor cores)
+ * stay on fp32: their fp16 GEMMs with M >= 2 crawl (doc/facts.md).  Without the model, the
+ * fused path's CUDA-core kernel (modeled at half cuBLAS's fp32 rate until a card has
+ * measured it) is not preferred to cuBLAS's fp32 GEMM. */
 static struct plan_step choose_by_arch(const struct plan_call *c, const struct plan_device *d)
 {
 	if (both_bf16(c) && (c->m <= PLAN_DECODE_MAX || c->n <= PLAN_DECODE_MAX))
 		return decide(DECIDE_DECODE, "decode-shaped: bf16-reading kernel");
-	if (both_bf16(c) && has_fused_kernel(d))
-		return decide(DECIDE_FUSED, "one kernel converting bf16 in registers");
 	if (both_bf16(c) && has_tensor_cores(d))
-		return decide(DECIDE_FP16, "fp16 tensor cores with exact scaling");
+		return decide(DECIDE_FUSED, "one kernel converting bf16 in registers");
 	return decide(DECIDE_FP32, d->sm < 70 ? "bf16 GEMMs are not supported below sm_70"
 					      : "no tensor cores: fp32 compute");
 }

@@ -16,18 +16,21 @@
 #include "small_gemm.h"
 #include "tests.h"
 
-/* One fused kernel: its module, its name, its tile. */
+/* One fused kernel: its module, its name, its tile, whether it runs on the tensor cores. */
 struct fused_kernel {
 	const char *name;
 	int sm;
 	unsigned tile_m, tile_n;
 	ptx_module *(*load)(int sm);
+	int tensor_cores;
 };
 
 static const struct fused_kernel tc75 = { KERNEL_FUSED_TC75, 75, KERNEL_FUSED_TC_M,
-					  KERNEL_FUSED_TC_N, load_tc75_module };
+					  KERNEL_FUSED_TC_N, load_tc75_module, 1 };
 static const struct fused_kernel tc70 = { KERNEL_FUSED_TC70, 70, KERNEL_FUSED_TC_M,
-					  KERNEL_FUSED_TC_N, load_tc70_module };
+					  KERNEL_FUSED_TC_N, load_tc70_module, 1 };
+static const struct fused_kernel cuda_fma = { KERNEL_FUSED_FMA, 61, KERNEL_FUSED_FMA_M,
+					 KERNEL_FUSED_FMA_N, load_module, 0 };
 
 static uint32_t mix(uint32_t q)
 {
@@ -365,12 +368,19 @@ int test_fused_tc70_specials(void) { return specials(&tc70); }
 int test_fused_tc70_extremes(void) { return extremes(&tc70); }
 int test_fused_tc70_attention(void) { return attention(&tc70); }
 int test_fused_tc70_growth(void) { return growth(&tc70); }
+int test_fused_fma_shapes(void) { return shapes(&cuda_fma); }
+int test_fused_fma_exact(void) { return exact(&cuda_fma); }
+int test_fused_fma_specials(void) { return specials(&cuda_fma); }
+int test_fused_fma_extremes(void) { return extremes(&cuda_fma); }
+int test_fused_fma_attention(void) { return attention(&cuda_fma); }
 
 /* What one launch moves and issues on random operands, along k (nn.Linear's layout) and
  * across, aligned: op(A) once per column block, op(B) once per row block, C written once
- * (read once with beta); the mma, one per 1024 multiply-adds of every tile, and the warp
- * instructions per mma (the issue's budget: bench/traffic.sh checks it at 1024^3). */
-static int traffic(const struct fused_kernel *fk, double most_per_mma)
+ * (read once with beta); on the tensor cores the mma, one per 1024 multiply-adds of every
+ * tile, and the warp instructions per mma; on the CUDA cores no mma, and the warp
+ * instructions per 32 multiply-adds (the issue's budgets: bench/traffic.sh checks them at
+ * 1024^3). */
+static int traffic(const struct fused_kernel *fk, double most)
 {
 	ptx_module *mod = fk->load(fk->sm);
 	if (!mod)
@@ -400,14 +410,24 @@ static int traffic(const struct fused_kernel *fk, double most_per_mma)
 		      (unsigned long long)c_read, (unsigned long long)c);
 		CHECK(st.global_bytes_written == c, "%s: %llu bytes written, want %llu", ctx,
 		      (unsigned long long)st.global_bytes_written, (unsigned long long)c);
-		double per_mma = (double)st.warp_instructions / (double)st.mma_instructions;
-		printf("%s: %.2f warp instructions an mma (%llu mma)\n", ctx, per_mma,
-		       (unsigned long long)st.mma_instructions);
 		/* The budget holds for nn.Linear's form (op(A) and op(B) along k, beta 0). */
-		CHECK(st.mma_instructions == (uint64_t)bx * by * 8 * 128 * (g.k / 32) &&
-		      (g.tb || g.beta != 0 || per_mma <= most_per_mma),
-		      "%s: %llu mma, %.2f instructions each (at most %.1f)", ctx,
-		      (unsigned long long)st.mma_instructions, per_mma, most_per_mma);
+		int linear = !g.tb && g.beta == 0;
+		if (fk->tensor_cores) {
+			double per_mma = (double)st.warp_instructions / (double)st.mma_instructions;
+			printf("%s: %.2f warp instructions an mma (%llu mma)\n", ctx, per_mma,
+			       (unsigned long long)st.mma_instructions);
+			CHECK(st.mma_instructions == (uint64_t)bx * by * 8 * 128 * (g.k / 32) &&
+			      (!linear || per_mma <= most),
+			      "%s: %llu mma, %.2f instructions each (at most %.1f)", ctx,
+			      (unsigned long long)st.mma_instructions, per_mma, most);
+		} else {
+			double per = (double)st.warp_instructions * 32 /
+				     ((double)g.m * (double)g.n * (double)g.k);
+			printf("%s: %.3f warp instructions per 32 multiply-adds\n", ctx, per);
+			CHECK(st.mma_instructions == 0 && (!linear || per <= most),
+			      "%s: %llu mma, %.3f instructions per 32 multiply-adds (at most %.2f)",
+			      ctx, (unsigned long long)st.mma_instructions, per, most);
+		}
 		buf_free_all();
 	}
 	ptx_module_free(mod);
@@ -416,3 +436,4 @@ static int traffic(const struct fused_kernel *fk, double most_per_mma)
 
 int test_fused_tc75_traffic(void) { return traffic(&tc75, 6.0); }
 int test_fused_tc70_traffic(void) { return traffic(&tc70, 8.0); }
+int test_fused_fma_traffic(void) { return traffic(&cuda_fma, 1.3); }

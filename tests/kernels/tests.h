@@ -48,7 +48,13 @@
 	X(fused_tc70_extremes) \
 	X(fused_tc70_attention) \
 	X(fused_tc70_growth) \
-	X(fused_tc70_traffic)
+	X(fused_tc70_traffic) \
+	X(fused_fma_shapes) \
+	X(fused_fma_exact) \
+	X(fused_fma_specials) \
+	X(fused_fma_extremes) \
+	X(fused_fma_attention) \
+	X(fused_fma_traffic)
 
 #define DECLARE(name) int test_##name(void);
 KERNEL_TESTS(DECLARE)

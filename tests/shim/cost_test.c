@@ -118,10 +118,12 @@ static void crossovers(void)
 		int64_t lo[4], hi[4];
 		enum decision below, above;
 	} x[] = {
-		{&t4, "T4 square", {384, 384, 384, 1}, {385, 385, 385, 1}, DECIDE_PASS, DECIDE_FUSED},
-		{&t4, "T4 square, compute-bound", {1582, 1582, 1582, 1}, {1583, 1583, 1583, 1},
+		{&t4, "T4 square", {389, 389, 389, 1}, {390, 390, 390, 1}, DECIDE_PASS, DECIDE_FP16},
+		{&t4, "T4 square, fused", {932, 932, 932, 1}, {933, 933, 933, 1}, DECIDE_FP16,
+		 DECIDE_FUSED},
+		{&t4, "T4 square, compute-bound", {1536, 1536, 1536, 1}, {1537, 1537, 1537, 1},
 		 DECIDE_FUSED, DECIDE_FP16},
-		{&t4, "T4 tokens", {40, 4096, 4096, 1}, {41, 4096, 4096, 1}, DECIDE_PASS, DECIDE_FUSED},
+		{&t4, "T4 tokens", {50, 4096, 4096, 1}, {51, 4096, 4096, 1}, DECIDE_PASS, DECIDE_FUSED},
 		{&t4, "T4 P V", {64, 232, 232, 16}, {64, 233, 233, 16}, DECIDE_PASS, DECIDE_FUSED},
 		{&v100, "V100 square", {441, 441, 441, 1}, {442, 442, 442, 1}, DECIDE_PASS,
 		 DECIDE_FP16},
@@ -131,13 +133,15 @@ static void crossovers(void)
 		 DECIDE_DECODE, DECIDE_PASS},
 		{&v100, "V100 tokens, fp16", {37, 4096, 4096, 1}, {38, 4096, 4096, 1}, DECIDE_PASS,
 		 DECIDE_FP16},
-		{&v100, "V100 P V", {64, 256, 256, 16}, {64, 257, 257, 16}, DECIDE_PASS,
+		{&v100, "V100 P V", {64, 409, 409, 16}, {64, 410, 410, 16}, DECIDE_PASS,
 		 DECIDE_FUSED},
-		{&rtx2080ti, "2080 Ti P V", {64, 256, 256, 16}, {64, 257, 257, 16}, DECIDE_PASS,
-		 DECIDE_FUSED},
+		{&rtx2080ti, "2080 Ti P V", {64, 565, 565, 16}, {64, 566, 566, 16}, DECIDE_PASS,
+		 DECIDE_FP16},
 		{&gtx1660, "GTX 1660 square", {562, 562, 562, 1}, {563, 563, 563, 1}, DECIDE_PASS,
 		 DECIDE_FP32},
 		{&gtx1080, "GTX 1080 tokens", {16, 4096, 4096, 1}, {17, 4096, 4096, 1}, DECIDE_DECODE,
+		 DECIDE_FP32},
+		{&gtx1080, "GTX 1080 square, fused", {93, 93, 93, 1}, {94, 94, 94, 1}, DECIDE_FUSED,
 		 DECIDE_FP32},
 	};
 	for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) {

@@ -50,8 +50,12 @@ static const struct row rows[] = {
 	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_FP16, 64, 64, DECIDE_FP16},
 	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_FUSED, 64, 64, DECIDE_FUSED},
 	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_FUSED, 1, 8, DECIDE_FUSED},
-	/* ...where the GPU has no fused kernel, BF16SHIM_PATH=fused plans as auto. */
-	{__LINE__, BF, BF, F, TC, 75, 0, MODE_AUTO, PATH_FUSED, 64, 64, DECIDE_FP32},
+	/* ...the CUDA cores' kernel where there are no tensor cores (not chosen by the
+	 * architecture alone); where the GPU has no fused kernel, BF16SHIM_PATH=fused plans as
+	 * auto. */
+	{__LINE__, BF, BF, F, TC, 75, 0, MODE_AUTO, PATH_FUSED, 64, 64, DECIDE_FUSED},
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_FUSED, 64, 64, DECIDE_FUSED},
+	{__LINE__, BF, BF, F, TC, 35, 0, MODE_AUTO, PATH_FUSED, 64, 64, DECIDE_FP32},
 	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_NATIVE, 64, 64, DECIDE_PASS},
 	{__LINE__, BF, BF, F, TC, 90, 1, MODE_AUTO, PATH_FP32, 64, 64, DECIDE_PASS},
 	/* Not bf16: never planned. */

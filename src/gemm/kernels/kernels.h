@@ -218,7 +218,7 @@ extern const char bf16shim_kernels_tc_ptx[];
  * bf16shim_kernels_tc75_ptx, .target sm_75) and fused_tc70.ptx (Volta tensor cores,
  * mma.m8n8k4; module bf16shim_kernels_tc70_ptx, .target sm_70), one body (fused_tc.ptxi)
  * with the fragments fused_*.ptxi; they differ only in how a warp multiplies its tiles.
- * ----
+ * fused_fma.ptx (the CUDA cores, main module) for GPUs without tensor cores. ----
  * bf16shim_fused_tc75 and bf16shim_fused_tc70
  *                    (view a, u32 transa, view b, u32 transb, u32 m, u32 n, u32 k,
  *                     view c, u32 ctype, f32 alpha, f32 beta, u64 alpha_ptr, u64 beta_ptr,
@@ -258,14 +258,30 @@ extern const char bf16shim_kernels_tc_ptx[];
  *   as written.  Nothing comes back to the host and nothing is written but C, once.
  *   Traffic: op(A) once per column block, op(B) once per row block (a card's L2 serves
  *   the repeats), C written once (read once with beta != 0), 24 bytes a block of views and
- *   scalars; more only for recomputed outputs. */
+ *   scalars; more only for recomputed outputs.
+ *   Volta's kernel spills a little (ptxas 12.4: 124 bytes, in the conversion): its
+ *   m8n8k4 accumulators need more registers than Turing's m16n8k8.
+ * bf16shim_fused_fma(the same parameters)
+ *   The same GEMM on the CUDA cores, for Maxwell, Pascal and GTX 16xx: a block computes a
+ *   128 x 128 tile (KERNEL_FUSED_FMA_M, _N; gridDim as above with them) over k in chunks
+ *   of 8, each thread 8 x 8 outputs; the chunk's bf16 elements are loaded as stored (one
+ *   8-byte load of four along k or four across, element by element at the edges and for
+ *   unaligned views), the next chunk's while this one is multiplied, widened to fp32
+ *   (exact) into shared memory, and every output is one fp32 fma chain in k order from
+ *   zero: bit for bit the reference the accuracy contract names, infinities and NaN
+ *   included, with no scales, slices or recompute.  The epilogue is the tensor-core
+ *   kernels' (fused_out.ptxi, with every scale 1).  .minnctapersm 2: ptxas keeps it to 128
+ *   registers, so that two blocks share a multiprocessor.  Traffic as above. */
 extern const char bf16shim_kernels_tc70_ptx[];
 extern const char bf16shim_kernels_tc75_ptx[];
 #define KERNEL_FUSED_TC75 "bf16shim_fused_tc75"
 #define KERNEL_FUSED_TC70 "bf16shim_fused_tc70"
+#define KERNEL_FUSED_FMA "bf16shim_fused_fma"
 #define KERNEL_FUSED_THREADS 256
 #define KERNEL_FUSED_TC_M 128
 #define KERNEL_FUSED_TC_N 256
+#define KERNEL_FUSED_FMA_M 128
+#define KERNEL_FUSED_FMA_N 128
 /* Rows of tiles a group of the launch order: op(A)'s panels of a group (rows k 2 bytes
  * each) within half the L2, so that they stay while the other half streams op(B) and C. */
 #define KERNEL_FUSED_GROUP_M(l2_bytes, tile_m, k)                                          \

@@ -26,6 +26,8 @@ static struct fused_choice fused_kernel(const struct own_kernels *mod,
 		return (struct fused_choice){mod->fused_tc75, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N};
 	case COST_FUSED_TC70:
 		return (struct fused_choice){mod->fused_tc70, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N};
+	case COST_FUSED_FMA:
+		return (struct fused_choice){mod->fused_fma, KERNEL_FUSED_FMA_M, KERNEL_FUSED_FMA_N};
 	default:
 		return (struct fused_choice){0};
 	}
