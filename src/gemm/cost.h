@@ -65,8 +65,9 @@ const char *cost_path_name(enum cost_path p);
  * none below sm_50, where no kernel of the shim runs. */
 enum cost_fused_kernel { COST_FUSED_NONE, COST_FUSED_TC75, COST_FUSED_TC70, COST_FUSED_FMA };
 enum cost_fused_kernel cost_fused_kernel(int sm, int tensor_cores);
-/* The fraction of the units' peak the fused kernels are modeled at (doc/facts.md,
- * "Throughputs for the cost model": at most half until a card has measured it). */
+/* The fraction of the units' peak the fused kernels are modeled at (doc/facts.md, "The
+ * fused path's kernels": an assumption, at most half until a card has measured it;
+ * bench/gemm_bench.sh prints the measured figure). */
 #define COST_FUSED_EFFICIENCY 0.5
 
 /* The decode kernel's split of k (rewrite/decode.c takes the same): enough splits for two

@@ -233,7 +233,8 @@ extern const char bf16shim_kernels_tc_ptx[];
  *   Blocks take their tiles in launch order over groups of group_m rows of tiles (0: all),
  *   each group column by column: the blocks a card runs at once then share a few panels
  *   of op(A), which stay in the L2 while C goes out through evict-first (.cs) stores; the
- *   host sizes a group's op(A) panels at half the L2 (KERNEL_FUSED_GROUP_M).
+ *   host picks group_m for the least op(A) and op(B) traffic its model of the L2 gives
+ *   (rewrite/fused.c, group_rows).
  *   A block computes a 128 x 256 tile of C over k in chunks of 32: the bf16 elements of
  *   the chunk are loaded as stored (16-byte loads along k, 4-byte across, element by
  *   element at the edges and for unaligned views), the next chunk's while this one is
@@ -270,8 +271,9 @@ extern const char bf16shim_kernels_tc_ptx[];
  *   (exact) into shared memory, and every output is one fp32 fma chain in k order from
  *   zero: bit for bit the reference the accuracy contract names, infinities and NaN
  *   included, with no scales, slices or recompute.  The epilogue is the tensor-core
- *   kernels' (fused_out.ptxi, with every scale 1).  .minnctapersm 2: ptxas keeps it to 128
- *   registers, so that two blocks share a multiprocessor.  Traffic as above. */
+ *   kernels' (fused_out.ptxi, with every scale 1).  Two blocks share a multiprocessor:
+ *   .minnctapersm 2 keeps ptxas to 128 registers, and 32 KiB of shared memory a block
+ *   fits twice in the 64 KiB of P100, Maxwell and GTX 16xx.  Traffic as above. */
 extern const char bf16shim_kernels_tc70_ptx[];
 extern const char bf16shim_kernels_tc75_ptx[];
 #define KERNEL_FUSED_TC75 "bf16shim_fused_tc75"
@@ -282,10 +284,9 @@ extern const char bf16shim_kernels_tc75_ptx[];
 #define KERNEL_FUSED_TC_N 256
 #define KERNEL_FUSED_FMA_M 128
 #define KERNEL_FUSED_FMA_N 128
-/* Rows of tiles a group of the launch order: op(A)'s panels of a group (rows k 2 bytes
- * each) within half the L2, so that they stay while the other half streams op(B) and C. */
-#define KERNEL_FUSED_GROUP_M(l2_bytes, tile_m, k)                                          \
-	((l2_bytes) / 2 / ((uint64_t)(tile_m) * 2 * ((k) ? (uint64_t)(k) : 1)))
+/* Blocks of a fused kernel that share a multiprocessor (the CUDA cores' kernel: see above;
+ * the tensor-core kernels take all registers and one block fits). */
+#define KERNEL_FUSED_FMA_BLOCKS_PER_SM 2
 
 #define KERNEL_BLOCK 256
 

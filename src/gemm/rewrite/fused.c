@@ -14,7 +14,7 @@
 /* The kernel for the GPU the plan is for, and its tile. */
 struct fused_choice {
 	abi_function f;
-	unsigned tile_m, tile_n;
+	unsigned tile_m, tile_n, blocks_per_sm;
 };
 
 /* The planner's choice (cost.h, cost_fused_kernel), among what this context loaded. */
@@ -23,27 +23,43 @@ static struct fused_choice fused_kernel(const struct own_kernels *mod,
 {
 	switch (dev ? cost_fused_kernel(dev->sm, dev->tensor_cores) : COST_FUSED_NONE) {
 	case COST_FUSED_TC75:
-		return (struct fused_choice){mod->fused_tc75, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N};
+		return (struct fused_choice){mod->fused_tc75, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N, 1};
 	case COST_FUSED_TC70:
-		return (struct fused_choice){mod->fused_tc70, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N};
+		return (struct fused_choice){mod->fused_tc70, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N, 1};
 	case COST_FUSED_FMA:
-		return (struct fused_choice){mod->fused_fma, KERNEL_FUSED_FMA_M, KERNEL_FUSED_FMA_N};
+		return (struct fused_choice){mod->fused_fma, KERNEL_FUSED_FMA_M, KERNEL_FUSED_FMA_N,
+					     KERNEL_FUSED_FMA_BLOCKS_PER_SM};
 	default:
 		return (struct fused_choice){0};
 	}
 }
 
-/* Rows of tiles a group of the launch order takes (kernels.h, KERNEL_FUSED_GROUP_M): op(A)'s
- * panels of a group within half the L2, at least one row; 0 (all rows) where the driver
- * does not say how large the L2 is. */
-static uint32_t group_rows(const struct device_facts *dev, unsigned tile_m, int64_t k)
+/* Rows of tiles a group of the launch order takes (kernels.h, "fused path"): the g whose
+ * op(A) and op(B) traffic is least as the resident blocks walk k together, a wave of them
+ * at a time.  A group streams all of op(B)'s panels once (its g rows of a column read each
+ * panel side by side, the L2 serving all but the first); its op(A) panels come once where g
+ * of them fit half the L2 beside that stream, else once a wave.  At most a wave of rows, so
+ * that a column's blocks run side by side.  0 (all rows) where the driver does not say how
+ * large the L2 is or how many multiprocessors there are. */
+static uint32_t group_rows(const struct device_facts *dev, struct fused_choice kc,
+			   const struct gemm_call *c)
 {
-	uint64_t g;
+	uint64_t rows = ((uint64_t)c->m + kc.tile_m - 1) / kc.tile_m;
+	uint64_t cols = ((uint64_t)c->n + kc.tile_n - 1) / kc.tile_n, g, best_g = 0, slots;
+	double pa = (double)kc.tile_m * (double)c->k * 2, pb = (double)kc.tile_n * (double)c->k * 2;
+	double best = 0;
 
-	if (!dev || dev->l2_bytes <= 0)
+	if (!dev || dev->l2_bytes <= 0 || dev->sm_count <= 0)
 		return 0;
-	g = KERNEL_FUSED_GROUP_M((uint64_t)dev->l2_bytes, tile_m, (uint64_t)k);
-	return g < 1 ? 1 : g > UINT32_MAX ? UINT32_MAX : (uint32_t)g;
+	slots = (uint64_t)dev->sm_count * kc.blocks_per_sm;
+	for (g = 1; g <= rows && g <= slots; g++) {
+		double groups = (double)((rows + g - 1) / g), waves = (double)((g * cols + slots - 1) / slots);
+		double a = g * pa <= dev->l2_bytes / 2.0 ? (double)rows * pa : groups * waves * g * pa;
+		double t = a + groups * (double)cols * pb;
+		if (!best_g || t < best)
+			best = t, best_g = g;
+	}
+	return best_g > UINT32_MAX ? 0 : (uint32_t)best_g;
 }
 
 /* The kernel's parameters (kernels.h): views, transposes, sizes, C, scalars, bias, order. */
@@ -104,7 +120,7 @@ int rewrite_fused(const struct gemm_call *c, const struct device_facts *dev, enu
 			.ta = c->transa != ABI_OP_N, .tb = c->transb != ABI_OP_N,
 			.m = (uint32_t)c->m, .n = (uint32_t)c->n, .k = (uint32_t)c->k,
 			.ctype = (uint32_t)rewrite_kernel_type(c->ctype), .sc = rc.sc,
-			.ep = bias_act_of(c, b0, 0), .group_m = group_rows(dev, kc.tile_m, c->k)};
+			.ep = bias_act_of(c, b0, 0), .group_m = group_rows(dev, kc, c)};
 
 		if (!launch_fused(&rc, kc, &x, bn)) {
 			*why = WHY_LAUNCH_FAILED;

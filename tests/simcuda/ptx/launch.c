@@ -243,10 +243,13 @@ ptx_status ptx_launch(const ptx_kernel *k, const unsigned grid[3], const unsigne
 	if ((uint64_t)proto.nwarps * k->nslots * WARP * sizeof(uint64_t) > MAX_REGFILE_BYTES)
 		return fail(err, errlen, PTX_ENOMEM, "register file too large", 0, 0);
 	/* Resident blocks side by side where the L2 model counts the DRAM traffic (their order
-	 * is what it sees); else one at a time, which no other counter can tell apart. */
+	 * is what it sees); else one at a time, which no other counter can tell apart.  A
+	 * kernel's .minnctapersm multiplies them: the blocks ptxas must fit on a
+	 * multiprocessor by registers (which the interpreter does not know; without it, one). */
 	uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
-	uint32_t slots = stats && mem->l2_bytes && mem->resident_blocks > 1 ?
-			 mem->resident_blocks : 1;
+	uint32_t per_sm = m->funcs[k->func].minnctapersm, slots = 1;
+	if (stats && mem->l2_bytes && mem->resident_blocks > 0)
+		slots = mem->resident_blocks * (per_sm > 1 && per_sm <= 32 ? per_sm : 1);
 	slots = blocks < slots ? (uint32_t)blocks : slots;
 	uint8_t *pbuf = calloc(1, k->param_bytes ? k->param_bytes : 1);
 	pblock *slot = calloc(slots, sizeof(pblock));

@@ -103,7 +103,8 @@ typedef struct ptx_mem {
 	 * (l2.c); 0: no cache, every access counts. */
 	uint64_t l2_bytes;
 	/* With an L2: how many blocks run side by side, taking turns at barriers, in launch
-	 * order (a card's multiprocessors); 0 or 1: one after another. */
+	 * order (a card's multiprocessors, times a kernel's .minnctapersm); 0 or 1: one after
+	 * another. */
 	uint32_t resident_blocks;
 } ptx_mem;
 

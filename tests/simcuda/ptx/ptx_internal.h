@@ -214,6 +214,7 @@ typedef struct pfunc {
 	uint32_t *callees;
 	uint32_t ncallees, callee_cap;
 	uint32_t maxntid[3], reqntid[3];
+	uint32_t minnctapersm;       /* .minnctapersm, 0 if absent */
 } pfunc;
 
 typedef struct psym {

@@ -227,6 +227,38 @@ static void test_resident(ptx_module *m)
 	tmem_free(&t);
 }
 
+/* A kernel's .minnctapersm N puts N blocks a multiprocessor side by side: lockstep with
+ * .minnctapersm 2 on 4 multiprocessors runs its 8 blocks at once and reads the buffer
+ * once, where without it 4 at a time read it twice (the text with the directive after
+ * lockstep's header). */
+static void test_blocks_per_sm(void)
+{
+	static const char head[] = ".visible .entry lockstep(.param .u64 src, .param .u64 dst, "
+				   ".param .u32 n)\n";
+	static char text2[16384];
+	const char *at = strstr(text, head);
+	tmem t = { 0 };
+	uint32_t n = 1 << 20, blocks = 8;
+	uint64_t src = tmem_alloc(&t, 4 * n), dst = tmem_alloc(&t, 4 * 256 * blocks);
+	void *p[] = { &src, &dst, &n };
+	ptx_launch_stats s;
+
+	CHECK(at && strlen(text) + 64 < sizeof text2, "lockstep's header");
+	if (!at)
+		return;
+	snprintf(text2, sizeof text2, "%.*s.maxntid 256, 1, 1\n.minnctapersm 2\n%s",
+		 (int)(at - text + sizeof head - 1), text, at + sizeof head - 1);
+	ptx_module *m2 = load_text(text2, 75, PTX_OK, NULL, 0);
+	if (!m2)
+		return;
+	resident = 4;
+	s = run(m2, "lockstep", blocks, 256, p, &t, 1 << 20);
+	CHECK_EQ(s.dram_read, 4ull * n);
+	resident = 0;
+	ptx_module_free(m2);
+	tmem_free(&t);
+}
+
 /* A buffer read, a stream 4 times the cache written, the buffer read again: plain stores
  * push the buffer out; .cs ("likely accessed once", evict-first) stores leave it. */
 static void test_streaming(ptx_module *m)
@@ -328,6 +360,7 @@ int main(void)
 	test_stream(m);
 	test_reread(m);
 	test_resident(m);
+	test_blocks_per_sm();
 	test_streaming(m);
 	test_partial(m);
 	test_atomics(m);
