@@ -75,8 +75,8 @@ int sim_run(const char *text, size_t len, int sm, srun *R)
 		params[i] = &vals[i];
 	}
 	unsigned grid[3] = { R->grid, 1, 1 }, block[3] = { R->block, 1, 1 };
-	ptx_mem pm = { map, &M, NULL };
-	ptx_launch_stats stats = { 0, 0, 0 };
+	ptx_mem pm = { .map = map, .ctx = &M };
+	ptx_launch_stats stats = { 0 };
 	st = k ? ptx_launch(k, grid, block, R->dyn_smem, params, &pm, &stats, R->err, sizeof(R->err))
 	       : PTX_ENOTFOUND;
 	if (!k)

@@ -240,7 +240,7 @@ static void crossovers(void)
 	struct cost_device unknown = t4;
 	unknown.sm_count = 0;
 	p = plan_for(&unknown, 128, 128, 128, 1, PATH_AUTO);
-	CHECK(p.step[0].decision == DECIDE_FP16 && !p.model.valid, "no model: fp16 on a T4");
+	CHECK(p.step[0].decision == DECIDE_FUSED && !p.model.valid, "no model: fused on a T4");
 }
 
 int main(void)

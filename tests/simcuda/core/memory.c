@@ -544,13 +544,17 @@ void sim_stats_get(sim_stats *out)
 	pthread_mutex_unlock(&stats_lock);
 }
 
-void sim_stats_add(uint64_t rd, uint64_t wr, uint64_t launches, uint64_t gemms)
+void sim_stats_add(const sim_stats *d)
 {
 	pthread_mutex_lock(&stats_lock);
-	stats.bytes_read += rd;
-	stats.bytes_written += wr;
-	stats.kernel_launches += launches;
-	stats.gemms += gemms;
+	stats.bytes_read += d->bytes_read;
+	stats.bytes_written += d->bytes_written;
+	stats.kernel_launches += d->kernel_launches;
+	stats.gemms += d->gemms;
+	stats.dram_read += d->dram_read;
+	stats.dram_written += d->dram_written;
+	stats.warp_instructions += d->warp_instructions;
+	stats.mma_instructions += d->mma_instructions;
 	pthread_mutex_unlock(&stats_lock);
 }
 
