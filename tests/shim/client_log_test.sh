@@ -25,7 +25,7 @@ awk '
       print "synchronising call in the GEMM phase: " $0; bad++
     }
     if ($4 ~ /^cublasGemm(StridedBatched)?Ex/ && $0 ~ ("atype=" want " ")) fp32++
-    # A GEMM the library refused (cuBLAS 11's bf16 on Pascal) ran nothing; it was then rewritten.
+    # A GEMM the library refused (bf16 in cuBLAS 11 on Pascal) ran nothing; it was then rewritten.
     refused = $NF == "CUBLAS_STATUS_NOT_SUPPORTED"
     if ($4 ~ /^cublas(Gemm|Sgemm)/ && $0 ~ /atype=R_16BF/ && !refused) bf16++
     if ($4 ~ /^cublas(Gemm|Sgemm)|^cublasLtMatmul$/ && !refused) gemms++
