@@ -10,10 +10,12 @@
  * cast_gbs_effective = extra_bytes / added_ms; modeled_ms what the cost model (src/gemm/cost.h)
  * gives that path on this GPU (as the shim sees it: BF16SHIM_EMULATE_SM's architecture with
  * the real figures), printed beside the measured ms.  A label "fused..." is the fused path:
- * efficiency is its achieved multiply-adds a second over the peak of the units its kernel
- * runs on there (the model's tensor or fp32 rate: cost.h, cost_fused_kernel), the figure
- * the model should use for COST_FUSED_EFFICIENCY where the card is of the architecture the
- * shim plans for (doc/facts.md, "The fused path's kernels").
+ * efficiency is its achieved multiply-adds a second over the rate the model gives cuBLAS
+ * on the units its kernel runs on there (cost_tensor_rate or cost_fp32_rate: the card's
+ * measured rate, else the sustained share of its peak; cost.h, cost_fused_kernel), the
+ * figure the model should use for COST_FUSED_EFFICIENCY, which multiplies that same rate,
+ * where the card is of the architecture the shim plans for (doc/facts.md, "The fused
+ * path's kernels").
  * Usage: gemm_bench M N K ITERS EXTRA_BYTES LABEL */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -108,12 +110,12 @@ static double modeled_ms(const char *label, int m, int n, int k)
 	return -1;
 }
 
-/* For the fused path: achieved multiply-adds a second over the peak of the units its kernel
- * runs on (tensor cores or fp32 fma); empty for other paths or without the figures. */
+/* For the fused path: achieved multiply-adds a second over the model's rate of the units its
+ * kernel runs on (tensor cores or fp32 fma); empty for other paths or without the figures. */
 static void efficiency(char *out, size_t len, const char *label, double fma, float ms)
 {
 	struct cost_device d;
-	double peak;
+	double rate;
 
 	*out = '\0';
 	if (strncmp(label, "fused", 5) || !model_device(&d) || ms <= 0)
@@ -122,13 +124,13 @@ static void efficiency(char *out, size_t len, const char *label, double fma, flo
 	case COST_FUSED_NONE:
 		return;
 	case COST_FUSED_FMA:
-		peak = cost_fp32_rate(&d);
+		rate = cost_fp32_rate(&d);
 		break;
 	default:
-		peak = cost_tensor_rate(&d);
+		rate = cost_tensor_rate(&d);
 	}
-	if (peak > 0)
-		snprintf(out, len, "%.3f", fma / (ms / 1e3) / peak);
+	if (rate > 0)
+		snprintf(out, len, "%.3f", fma / (ms / 1e3) / rate);
 }
 
 int main(int argc, char **argv)

@@ -4,9 +4,10 @@
 # And the fused path's kernels (issue 28) against cuBLAS's fp16 GEMM of the same shape (the
 # f16gemm rows) and native bf16: fused75 (Turing's tensor-core kernel, as planned for
 # sm_75), fused70 (Volta's, sm_70) and fusedfma (the CUDA cores', sm_61), each with its
-# achieved TFLOPS and its efficiency, the fraction of its units' peak it reached: on a card
-# of the architecture it is planned for, the figure for COST_FUSED_EFFICIENCY (doc/facts.md,
-# "The fused path's kernels"); elsewhere only a comparison.
+# achieved TFLOPS and its efficiency, its rate over the one the model gives cuBLAS on the
+# same units (cost_tensor_rate, cost_fp32_rate): on a card of the architecture it is planned
+# for, the figure for COST_FUSED_EFFICIENCY (doc/facts.md, "The fused path's kernels");
+# elsewhere only a comparison.
 # Writes BUILD/gemm_bench.csv and the chart BUILD/gemm_bench.svg.
 # Usage: gemm_bench.sh BUILD_DIR [ITERS]
 set -eu
