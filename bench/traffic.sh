@@ -108,12 +108,16 @@ rows | nl -nln -w1 -s' ' | xargs -P "${TRAFFIC_JOBS:-2}" -L1 bash -c 'run_row "$
 column -t -s, "$out"
 # The fused path's figures as the issue states its targets: device memory's bytes (through the
 # L2 model) over a native GEMM's, launches and library GEMMs, warp instructions per mma
-# (tensor cores) or per 32 multiply-adds (CUDA cores).
+# (tensor cores) or per 32 multiply-adds (CUDA cores).  With the planner choosing (auto),
+# the launch and GEMM targets hold only where it takes the fused path: elsewhere they are
+# printed as open (the model keeps compute-bound shapes on cuBLAS while it rates the fused
+# kernels at half of cuBLAS's rate: doc/facts.md).
 echo
 awk -F, 'NR > 1 && ($1 == "fused" || $1 == "auto") {
   per = $18 > 0 ? sprintf("%.2f a mma", $17 / $18) : sprintf("%.3f per 32 fma", $17 * 32 / ($5 * $6 * $7))
   printf "%-5s %-5s %-9s %-4s %4sx%4sx%4s  dram %.3fx native  %d launch(es), %d GEMM(s)  %s\n",
-    $1, $2, $3, $4, $5, $6, $7, ($15 + $16) / $12, $10, $11, ($1 == "fused" ? per : "") }' "$out"
+    $1, $2, $3, $4, $5, $6, $7, ($15 + $16) / $12, $10, $11,
+    ($1 == "fused" ? per : $10 > 2 || $11 > 0 ? "open: the planner took a path through cuBLAS" : "") }' "$out"
 [ "$check" = --check ] || exit 0
 
 # Regressions: no row may move more bytes (every access, or device memory's) or launch more
@@ -129,16 +133,18 @@ awk -F, 'NR > 1 && ($1 == "fused" || $1 == "auto") {
 #   under the workspace cap (path/capN): at most 1.1x the bytes of the same GEMM uncapped;
 #   fused (issue 28): one launch and no library GEMM (at most 2 and none); device memory's
 #     bytes through the L2 model at most 1.25x a native GEMM's on random operands at
-#     1024^3, 512 x 4096 x 4096 and 4096 x 4096 x 512 (C fp32 and bf16), but 1.5x on the
-#     GTX 1080 (sm_61): its 2 MiB L2 holds less than the op(A) and op(B) panels a wave of its
-#     40 resident blocks walks, so they come from memory 1.5 to 3 times (the least of
-#     rewrite/fused.c's model of the launch order), which C's bytes dilute; on softmax rows, GELU and SiLU outputs at most 1.1x the bytes of random
-#     operands of the same shape; at 1024^3, at most 6 warp instructions an mma on sm_75, 8
-#     on sm_70 (doc/facts.md, "The fused path's kernels"), 1.3 per 32 multiply-adds on the
-#     CUDA cores.
+#     1024^3, 512 x 4096 x 4096 and 4096 x 4096 x 512 (C fp32 and bf16); on softmax rows,
+#     GELU and SiLU outputs at most 1.1x the bytes of random operands of the same shape; at
+#     1024^3, at most 6 warp instructions an mma on sm_75, 8 on sm_70 (doc/facts.md, "The
+#     fused path's kernels"), 1.3 per 32 multiply-adds on the CUDA cores.  A byte target the
+#     committed baseline already misses is printed as open and does not fail (its row cannot
+#     grow): the GTX 1080 (sm_61), whose 2 MiB L2 holds less than the op(A) and op(B) panels
+#     a wave of its 40 resident blocks walks, so they come from memory 1.5 to 3 times (the
+#     least of rewrite/fused.c's model of the launch order), which C's bytes dilute.
 awk -F, '
   NR == FNR { if (FNR > 1) { key = $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $7
-                             base[key] = $8 + $9; bl[key] = $10; bd[key] = $15 + $16 }; next }
+                             base[key] = $8 + $9; bl[key] = $10; bd[key] = $15 + $16
+                             bdx[key] = ($15 + $16) / $12 }; next }
   FNR == 1 { next }
   {
     key = $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $7; total = $8 + $9; x = total / $12
@@ -160,8 +166,10 @@ awk -F, '
       dram = $15 + $16; dx = dram / $12
       if ($10 > 2 || $11 > 0) { printf "%s: %d launches, %d GEMMs (at most 2, none)\n", key, $10, $11; bad++ }
       big = shape ~ /,(1024,1024,1024|512,4096,4096|4096,4096,512)$/
-      if (big && $3 == "normal" && dx > ($2 == "sm_61" ? 1.5 : 1.25)) {
-        printf "%s: %.3fx the native bytes from device memory\n", key, dx; bad++
+      if (big && $3 == "normal" && dx > 1.25) {
+        if ((key in bdx) && bdx[key] > 1.25)
+          printf "open: %s: %.3fx the native bytes from device memory (target 1.25x)\n", key, dx
+        else { printf "%s: %.3fx the native bytes from device memory\n", key, dx; bad++ }
       }
       if ($3 == "normal") frandom[$2 "," shape] = dram
       if ($3 ~ /^(softmax|gelu|silu)/) { fcliff[key] = dram; fshape[key] = $2 "," shape }
