@@ -10,9 +10,10 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 shapes = OrderedDict()
 for r in rows:
     shapes.setdefault((r["m"], r["n"], r["k"]), {})[r["label"]] = float(r["ms"])
-paths = [p for p in ("native", "fp32", "fp16", "decode")
+paths = [p for p in ("native", "fp32", "fp16", "decode", "fused75", "fused70", "fusedfma")
          if any(p in v for v in shapes.values())]
-colors = {"native": "#555555", "fp32": "#d95f02", "fp16": "#1b9e77", "decode": "#7570b3"}
+colors = {"native": "#555555", "fp32": "#d95f02", "fp16": "#1b9e77", "decode": "#7570b3",
+          "fused75": "#e7298a", "fused70": "#66a61e", "fusedfma": "#e6ab02"}
 bar, gap, left, top, height = 22, 30, 60, 40, 300
 width = max(left + len(shapes) * (len(paths) * bar + gap) + 20, left + 90 * len(paths) + 40, 560)
 svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 120}" '

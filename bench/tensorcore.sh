@@ -5,10 +5,11 @@
 # sm_75, sm_70 and sm_61, on operands like a model's (tests/ptx/operands.c: activations with
 # outliers times weights, softmax numerators times values, the same with a causal mask and
 # padding).  Every result is checked as the lowering's tests check it.
+# The dram_* columns: the bytes device memory sees of a launch through the simulator's L2
+# model (the L2 of each architecture's default part: tests/ptx/simrun.c), per launch.
 # Usage: tensorcore.sh BUILD_DIR [--check]   (--check: fail on a row above its committed
-#        baseline, bench/tensorcore_baseline.csv, or a family above its target, below)
-# The dram_* columns (DRAM bytes a launch moves) stay empty until the simulator counts them;
-# where they are filled, each family's lowered kernels may move at most 1.2x the original's.
+#        baseline, bench/tensorcore_baseline.csv for thread-instructions and
+#        bench/tensorcore_dram_baseline.csv for DRAM bytes, or a family above its target)
 set -eu
 build=${1:-build} check=${2:-}
 here=$(dirname "$(realpath "$0")")
@@ -45,7 +46,8 @@ column -t -s, "$out.summary"
 # most 2.5x on sm_75 and 3x on sm_70; the global-memory m16n16k16 wmma case at most 4x on
 # both; mbarrier at most 3x on sm_75 and sm_70.  A target the committed baseline already
 # misses is printed as open and does not fail the check (the baseline's rows cannot grow, so
-# an open target cannot get further away); one the baseline meets must stay met.
+# an open target cannot get further away); one the baseline meets must stay met.  DRAM
+# bytes: each family's lowered kernels at most 1.2x the original's on every target.
 bad=0
 awk -F, '
   NR == FNR { if (FNR > 1) for (t = 4; t <= 7; t++) base[$1 "," $2 "," $3, t] = $t; next }
@@ -58,6 +60,18 @@ awk -F, '
       }
   }
   END { exit bad ? 1 : 0 }' "$here/tensorcore_baseline.csv" "$out" || bad=1
+# The same for DRAM bytes, from their own baseline (family,kernel,data,dram_sm80..dram_sm61).
+awk -F, '
+  NR == FNR { if (FNR > 1) for (t = 4; t <= 7; t++) base[$1 "," $2 "," $3, t + 4] = $t; next }
+  FNR > 1 {
+    key = $1 "," $2 "," $3
+    for (t = 8; t <= 11; t++)
+      if ((key, t) in base && $t > base[key, t]) {
+        printf "%s on sm_%s: %d DRAM bytes, baseline %d\n", key, t == 8 ? 80 : t == 9 ? 75 : t == 10 ? 70 : 61, $t, base[key, t]
+        bad++
+      }
+  }
+  END { exit bad ? 1 : 0 }' "$here/tensorcore_dram_baseline.csv" "$out" || bad=1
 summary "$here/tensorcore_baseline.csv" > "$out.baseline"
 awk -F, '
   function over(f, t, limit, sm) {

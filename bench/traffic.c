@@ -1,8 +1,11 @@
 /* One bf16 GEMM (nn.Linear form: A transposed, beta = 0) on the simulator, on operands of a
  * given kind; prints the device traffic it caused as a CSV row:
- *   kind,ctype,m,n,k,bytes_read,bytes_written,kernel_launches,gemms,native_bytes
- * native_bytes = 2mk + 2kn + (4 or 2)mn, what a native bf16 GEMM must move.  Counters come
- * from the simulator (sim_stats_get); run it under bench/traffic.sh.
+ *   kind,ctype,m,n,k,bytes_read,bytes_written,kernel_launches,gemms,native_bytes,
+ *   dram_read,dram_written,warp_instructions,mma_instructions
+ * native_bytes = 2mk + 2kn + (4 or 2)mn, what a native bf16 GEMM must move; bytes_* are the
+ * kernels' global accesses, dram_* what device memory sees behind the simulated L2 (and a
+ * GEMM the simulator computes, its operands once).  Counters come from the simulator
+ * (sim_stats_get, tests/simcuda/README.md); run it under bench/traffic.sh.
  * Usage: traffic M N K [KIND [CTYPE]]
  *   KIND: zeros; normal (both operands N(0, 1)); softmaxS (op(A)'s rows the softmax of
  *   logits N(0, S^2), as attention's P in P V, op(B) N(0, 1)); geluS, siluS (op(B) the GELU
@@ -19,6 +22,7 @@
 
 struct sim_stats {
 	uint64_t bytes_read, bytes_written, kernel_launches, gemms;
+	uint64_t dram_read, dram_written, warp_instructions, mma_instructions;
 };
 
 static uint64_t seed = 0x9e3779b97f4a7c15ull;
@@ -125,12 +129,16 @@ int main(int argc, char **argv)
 		return 1;
 	cudaDeviceSynchronize();
 	stats(&s1);
-	printf("%s,%s,%d,%d,%d,%llu,%llu,%llu,%llu,%llu\n", kind, ct, m, n, k,
+	printf("%s,%s,%d,%d,%d,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", kind, ct, m, n, k,
 	       (unsigned long long)(s1.bytes_read - s0.bytes_read),
 	       (unsigned long long)(s1.bytes_written - s0.bytes_written),
 	       (unsigned long long)(s1.kernel_launches - s0.kernel_launches),
 	       (unsigned long long)(s1.gemms - s0.gemms),
-	       (unsigned long long)(2ull * m * k + 2ull * k * n + cs * m * n));
+	       (unsigned long long)(2ull * m * k + 2ull * k * n + cs * m * n),
+	       (unsigned long long)(s1.dram_read - s0.dram_read),
+	       (unsigned long long)(s1.dram_written - s0.dram_written),
+	       (unsigned long long)(s1.warp_instructions - s0.warp_instructions),
+	       (unsigned long long)(s1.mma_instructions - s0.mma_instructions));
 	cublasDestroy(h);
 	return 0;
 }

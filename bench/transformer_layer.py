@@ -10,8 +10,9 @@ simulator cannot run PyTorch's own kernels: each GEMM's operands are moved to th
 its result back.  Copies cost no device traffic in the simulator's counters (its GEMMs and
 kernels do), so each GEMM's bytes and launches are exactly its own.
 
-Usage: python transformer_layer.py SEQ D      prints "name,m,n,k,batch,bytes,launches,gemms"
-lines, one per GEMM (launches: kernels besides the GEMMs), then the layer's totals.
+Usage: python transformer_layer.py SEQ D      prints "name,m,n,k,batch,bytes,launches,gemms,dram"
+lines, one per GEMM (bytes: every global access; launches: kernels besides the GEMMs; dram:
+what device memory sees behind the simulator's L2 model), then the layer's totals.
 """
 import ctypes
 import math
@@ -26,7 +27,8 @@ DEV = "cuda"
 
 class Stats(ctypes.Structure):
     _fields_ = [(n, ctypes.c_uint64) for n in
-                ("bytes_read", "bytes_written", "kernel_launches", "gemms")]
+                ("bytes_read", "bytes_written", "kernel_launches", "gemms", "dram_read",
+                 "dram_written", "warp_instructions", "mma_instructions")]
 
 
 def simulator():
@@ -60,7 +62,9 @@ def main():
         out = fn(*ops)
         s1 = stats()
         moved = s1.bytes_read - s0.bytes_read + s1.bytes_written - s0.bytes_written
-        rows.append((name, moved, s1.kernel_launches - s0.kernel_launches, s1.gemms - s0.gemms))
+        dram = s1.dram_read - s0.dram_read + s1.dram_written - s0.dram_written
+        rows.append((name, moved, s1.kernel_launches - s0.kernel_launches, s1.gemms - s0.gemms,
+                     dram))
         return out.cpu()
 
     def weight(rows_, cols):
@@ -100,11 +104,11 @@ def main():
     shapes = {"q": (seq, d, d, 1), "k": (seq, d, d, 1), "v": (seq, d, d, 1),
               "qk": (seq, seq, 64, heads), "pv": (seq, 64, seq, heads), "o": (seq, d, d, 1),
               "up": (seq, dff, d, 1), "gate": (seq, dff, d, 1), "down": (seq, d, dff, 1)}
-    for name, moved, launches, gemms in rows:
+    for name, moved, launches, gemms, dram in rows:
         m, n, kk, batch = shapes[name]
-        print(f"{name},{m},{n},{kk},{batch},{moved},{launches},{gemms}")
+        print(f"{name},{m},{n},{kk},{batch},{moved},{launches},{gemms},{dram}")
     print(f"layer,,,,,{sum(r[1] for r in rows)},{sum(r[2] for r in rows)},"
-          f"{sum(r[3] for r in rows)}")
+          f"{sum(r[3] for r in rows)},{sum(r[4] for r in rows)}")
 
 
 if __name__ == "__main__":

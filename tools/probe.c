@@ -122,9 +122,7 @@ static void print_model(const struct cost_device *cd)
 				      .ldc = g->m};
 		struct plan p = plan_gemm(&c, &pd, shim_config());
 		struct cost_estimate native, shim;
-		enum cost_path path = p.step[0].decision == DECIDE_FP16 ? COST_FP16 :
-				      p.step[0].decision == DECIDE_FP32 ? COST_FP32 :
-				      p.step[0].decision == DECIDE_DECODE ? COST_DECODE : COST_NATIVE;
+		enum cost_path path = plan_cost_path(p.step[0].decision);
 		char us[32] = "null";
 		if (cost_estimate(cd, g, COST_NATIVE, &native))
 			snprintf(us, sizeof us, "%.1f", native.us);

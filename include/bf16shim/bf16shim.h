@@ -11,7 +11,7 @@
 #define BF16SHIM_VERSION "0.1.0"
 
 #define BF16SHIM_ENV_MODE "BF16SHIM_MODE"                 /* auto | force | off */
-#define BF16SHIM_ENV_PATH "BF16SHIM_PATH"        /* auto | fp16 | fp32 | native | decode */
+#define BF16SHIM_ENV_PATH "BF16SHIM_PATH"        /* auto | fused | fp16 | fp32 | native | decode */
 #define BF16SHIM_ENV_EMULATE_SM "BF16SHIM_EMULATE_SM"     /* e.g. 61, 70, 75 */
 #define BF16SHIM_ENV_WORKSPACE_MB "BF16SHIM_WORKSPACE_MB" /* scratch cap per stream, MiB */
 #define BF16SHIM_ENV_LOG "BF16SHIM_LOG"                   /* error | warn | info | debug */

@@ -80,7 +80,7 @@ class Option:
 
 OPTIONS = (
     Option("--mode", "mode", choice("auto", "force", "off"), RUN, "BF16SHIM_MODE"),
-    Option("--path", "path", choice("auto", "fp16", "fp32", "native", "decode"), RUN,
+    Option("--path", "path", choice("auto", "fused", "fp16", "fp32", "native", "decode"), RUN,
            "BF16SHIM_PATH"),
     Option("--emulate-sm", "emulate_sm", SM, RUN, "BF16SHIM_EMULATE_SM", "N"),
     Option("--log", "log", choice("error", "warn", "info", "debug"), RUN, "BF16SHIM_LOG"),

@@ -20,7 +20,7 @@ static const struct choice modes[] = {
 	{"auto", MODE_AUTO}, {"force", MODE_FORCE}, {"off", MODE_OFF}, {NULL, 0}};
 static const struct choice paths[] = {
 	{"auto", PATH_AUTO}, {"fp16", PATH_FP16}, {"fp32", PATH_FP32}, {"native", PATH_NATIVE},
-	{"decode", PATH_DECODE},
+	{"decode", PATH_DECODE}, {"fused", PATH_FUSED},
 	{NULL, 0}};
 static const struct choice levels[] = {
 	{"error", LOG_ERROR}, {"warn", LOG_WARN}, {"info", LOG_INFO}, {"debug", LOG_DEBUG},

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 enum shim_mode { MODE_AUTO, MODE_FORCE, MODE_OFF };
-enum shim_path { PATH_AUTO, PATH_FP16, PATH_FP32, PATH_NATIVE, PATH_DECODE };
+enum shim_path { PATH_AUTO, PATH_FP16, PATH_FP32, PATH_NATIVE, PATH_DECODE, PATH_FUSED };
 enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 struct shim_config {

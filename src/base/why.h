@@ -16,6 +16,7 @@
 	X(WHY_NO_SCRATCH, LOG_BY_NOBODY, "no device memory for scratch")                   \
 	X(WHY_TOO_MANY_CONTEXTS, LOG_BY_NOBODY, "too many CUDA contexts")                  \
 	X(WHY_NOT_DECODE_SHAPE, LOG_BY_NOBODY, "not a decode shape the kernel takes")      \
+	X(WHY_NOT_FUSED_SHAPE, LOG_BY_NOBODY, "not a GEMM the fused kernels take")         \
 	X(WHY_FP16_TAKES_BF16, LOG_BY_NOBODY, "the fp16 path takes bf16 operands only")    \
 	/* A launch fails on a context an earlier fault poisoned, or on pointers inside the \
 	 * caller's device arrays that point nowhere (GemmBatchedEx): nobody can tell. */  \
@@ -39,7 +40,8 @@
 	X(WHY_CONSTANTS_MISSING, LOG_BY_SHIM, "the shim's constants are missing")          \
 	X(WHY_NO_CAST_KERNEL, LOG_BY_SHIM, "no cast kernel for this operand type")         \
 	X(WHY_FP16_KERNELS_MISSING, LOG_BY_SHIM, "the fp16 path's kernels are missing")    \
-	X(WHY_DECODE_KERNEL_MISSING, LOG_BY_SHIM, "the decode kernel is missing")
+	X(WHY_DECODE_KERNEL_MISSING, LOG_BY_SHIM, "the decode kernel is missing")          \
+	X(WHY_FUSED_KERNEL_MISSING, LOG_BY_SHIM, "the fused kernel for this GPU is missing")
 
 enum why {
 #define X(id, culprit, text) id,

@@ -72,6 +72,7 @@ static const struct device_facts *facts_for(abi_device dev)
 		attribute(dev, ABI_DEV_ATTR_CLOCK_RATE, &f->clock_khz);
 		attribute(dev, ABI_DEV_ATTR_MEMORY_CLOCK_RATE, &f->mem_clock_khz);
 		attribute(dev, ABI_DEV_ATTR_MEMORY_BUS_WIDTH, &f->bus_bits);
+		attribute(dev, ABI_DEV_ATTR_L2_CACHE_SIZE, &f->l2_bytes);
 		atomic_store_explicit(&facts_ready[dev], 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&facts_lock);

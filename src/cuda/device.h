@@ -11,8 +11,9 @@ struct device_facts {
 	int real_sm;       /* what the hardware is */
 	int tensor_cores;
 	/* What the driver reports (0 where it does not): multiprocessors, their clock and the
-	 * memory's (kHz), the memory bus (bits).  For the cost model and the decode path. */
-	int sm_count, clock_khz, mem_clock_khz, bus_bits;
+	 * memory's (kHz), the memory bus (bits), the L2 (bytes).  For the cost model, the
+	 * decode path and the fused path's block order. */
+	int sm_count, clock_khz, mem_clock_khz, bus_bits, l2_bytes;
 	char name[96];
 };
 

@@ -198,6 +198,24 @@ uint32_t cost_decode_splits(int sm_count, uint64_t blocks, int64_t k, uint64_t c
 	return s >= 2 && blocks * s >= sms ? (uint32_t)s : 1;
 }
 
+enum cost_fused_kernel cost_fused_kernel(int sm, int tensor_cores)
+{
+	if (sm < 50)
+		return COST_FUSED_NONE;
+	if (!tensor_cores || sm < 70)
+		return COST_FUSED_FMA;
+	return sm >= 75 ? COST_FUSED_TC75 : COST_FUSED_TC70;
+}
+
+/* Blocks of a fused kernel: tiles of 128 rows by 256 columns on the tensor cores, 128 by 128
+ * on the CUDA cores (kernels.h, KERNEL_FUSED_TC_M, _N, KERNEL_FUSED_FMA_M, _N), per batch
+ * item. */
+static double fused_blocks(const struct cost_gemm *g, int64_t tile_n)
+{
+	return (double)(g->m / 128 + (g->m % 128 != 0)) *
+	       (double)(g->n / tile_n + (g->n % tile_n != 0)) * (double)g->batch;
+}
+
 int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum cost_path p,
 		  struct cost_estimate *e)
 {
@@ -253,6 +271,22 @@ int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum c
 			launch(d, e, 4 * s * mn + cs * mn, 0, 1, elementwise_blocks(mn));
 		return 1;
 	}
+	case COST_FUSED: {
+		/* One kernel: the operands read as stored (a card's L2 serves a tile's repeated
+		 * reads: bench/traffic.sh measures device memory's bytes through the simulator's
+		 * L2), C written once, the multiply-adds of whole tiles (a tile's rows past m and
+		 * columns past n cost the same) at COST_FUSED_EFFICIENCY of the peak of the units
+		 * the kernel runs on: the tensor cores, or the CUDA cores' fp32 fma. */
+		enum cost_fused_kernel fk = cost_fused_kernel(d->sm, d->tensor_cores);
+		int cuda_cores = fk == COST_FUSED_FMA;
+		double tile_n = cuda_cores ? 128 : 256, blocks = fused_blocks(g, (int64_t)tile_n);
+		if (fk == COST_FUSED_NONE)
+			return 0;
+		launch(d, e, 2 * mk + 2 * kn + cs * mn, blocks * 128 * tile_n * k,
+		       (cuda_cores ? cost_fp32_rate(d) : cost_tensor_rate(d)) * COST_FUSED_EFFICIENCY,
+		       blocks);
+		return 1;
+	}
 	default:
 		return 0;
 	}
@@ -260,7 +294,7 @@ int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum c
 
 const char *cost_path_name(enum cost_path p)
 {
-	static const char *const names[] = {"native", "fp32", "fp16", "decode"};
+	static const char *const names[] = {"native", "fp32", "fp16", "decode", "fused"};
 	return p >= 0 && p < COST_PATHS ? names[p] : "?";
 }
 

@@ -33,7 +33,7 @@ struct cost_gemm {
 	int epilogue;                /* a bias or an activation after the product */
 };
 
-enum cost_path { COST_NATIVE, COST_FP32, COST_FP16, COST_DECODE, COST_PATHS };
+enum cost_path { COST_NATIVE, COST_FP32, COST_FP16, COST_DECODE, COST_FUSED, COST_PATHS };
 
 struct cost_estimate {
 	double us;                   /* modeled time, microseconds */
@@ -77,6 +77,17 @@ void cost_library_gemm(const struct cost_device *d, const struct cost_gemm *g, i
 int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum cost_path p,
 		  struct cost_estimate *e);
 const char *cost_path_name(enum cost_path p);
+
+/* The fused path's kernel for a device (kernels.h, "fused path"; rewrite/fused.c runs the
+ * same): Turing's tensor cores (m16n8k8), Volta's (m8n8k4), else the CUDA cores' fp32 fma
+ * (Maxwell, Pascal, GTX 16xx, and any GPU whose tensor cores the driver does not report);
+ * none below sm_50, where no kernel of the shim runs. */
+enum cost_fused_kernel { COST_FUSED_NONE, COST_FUSED_TC75, COST_FUSED_TC70, COST_FUSED_FMA };
+enum cost_fused_kernel cost_fused_kernel(int sm, int tensor_cores);
+/* The fraction of the units' peak the fused kernels are modeled at (doc/facts.md, "The
+ * fused path's kernels": an assumption, at most half until a card has measured it;
+ * bench/gemm_bench.sh prints the measured figure). */
+#define COST_FUSED_EFFICIENCY 0.5
 
 /* The decode kernel's split of k (rewrite/decode.c takes the same): enough splits for two
  * blocks a multiprocessor, where that reaches at least one a multiprocessor, each split 256 of

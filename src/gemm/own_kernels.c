@@ -35,7 +35,7 @@ struct ctx_modules {
  * give back when another thread's load is kept), and why it failed, if it did. */
 struct loading {
 	struct own_kernels m;
-	abi_module kernels, constants, tc;
+	abi_module kernels, constants, tc, tc70, tc75;
 	enum why why;
 };
 
@@ -45,26 +45,51 @@ static int nloaded;
 static atomic_int nlive;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The tensor-core module, where the current context's GPU has tensor cores (sm_70 and
- * newer; a GTX 16xx has none, but loading costs nothing there either): optional, so a
- * failure leaves fp16_tail NULL and the fp16 path without its tail. */
-static void load_tc(struct loading *l)
+/* An optional module of device code (its kernels NULL if it does not load), where the
+ * current context's GPU is at least min_sm: the tensor-core modules.  Loading costs
+ * nothing on a GPU without tensor cores (a GTX 16xx), whose paths do not use them.
+ * Returns the module kept (to give back with the load), or NULL. */
+static abi_module load_optional(const char *ptx, int min_sm, const char *const *names,
+				abi_function *const *out, size_t n)
 {
 	const struct real_driver *drv = real_driver();
 	abi_device dev;
-	abi_module tc = NULL;
-	int major = 0;
+	abi_module mod = NULL;
+	int major = 0, minor = 0, found = 0;
 
 	if (!drv->cuCtxGetDevice || !drv->cuDeviceGetAttribute || drv->cuCtxGetDevice(&dev) ||
-	    drv->cuDeviceGetAttribute(&major, ABI_DEV_ATTR_CC_MAJOR, dev) || major < 7 ||
-	    drv->cuModuleLoadData(&tc, bf16shim_kernels_tc_ptx) != ABI_CUDA_SUCCESS)
-		return;
-	if (drv->cuModuleGetFunction(&l->m.fp16_tail, tc, KERNEL_FP16_TAIL)) {
-		l->m.fp16_tail = NULL;
-		drv->cuModuleUnload(tc);
-		return;
+	    drv->cuDeviceGetAttribute(&major, ABI_DEV_ATTR_CC_MAJOR, dev) ||
+	    drv->cuDeviceGetAttribute(&minor, ABI_DEV_ATTR_CC_MINOR, dev) ||
+	    major * 10 + minor < min_sm || drv->cuModuleLoadData(&mod, ptx) != ABI_CUDA_SUCCESS)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (drv->cuModuleGetFunction(out[i], mod, names[i]))
+			*out[i] = NULL;
+		found += *out[i] != NULL;
 	}
-	l->tc = tc;
+	if (!found) {
+		drv->cuModuleUnload(mod);
+		return NULL;
+	}
+	return mod;
+}
+
+/* The tensor-core modules: the fp16 path's tail (sm_70), the fused path's Turing kernel
+ * (sm_75) and, where that one did not load, its Volta kernel (sm_70): the planner takes
+ * the Turing kernel wherever it can run (cost.h, cost_fused_kernel). */
+static void load_tc(struct loading *l)
+{
+	static const char *const tc[] = {KERNEL_FP16_TAIL};
+	static const char *const tc75[] = {KERNEL_FUSED_TC75};
+	static const char *const tc70[] = {KERNEL_FUSED_TC70};
+	abi_function *const tc_out[] = {&l->m.fp16_tail};
+	abi_function *const tc75_out[] = {&l->m.fused_tc75};
+	abi_function *const tc70_out[] = {&l->m.fused_tc70};
+
+	l->tc = load_optional(bf16shim_kernels_tc_ptx, 70, tc, tc_out, 1);
+	l->tc75 = load_optional(bf16shim_kernels_tc75_ptx, 75, tc75, tc75_out, 1);
+	if (!l->m.fused_tc75)
+		l->tc70 = load_optional(bf16shim_kernels_tc70_ptx, 70, tc70, tc70_out, 1);
 }
 
 /* Loads the kernels and constants into the current context: WHY_NONE, or why not. */
@@ -101,6 +126,7 @@ static enum why load(struct loading *l)
 			{KERNEL_FP16_SLICES, offsetof(struct own_kernels, fp16_slices)},
 			{KERNEL_EPILOGUE_SCALED, offsetof(struct own_kernels, epilogue_scaled)},
 			{KERNEL_GEMM_SMALL, offsetof(struct own_kernels, gemm_small)},
+			{KERNEL_FUSED_FMA, offsetof(struct own_kernels, fused_fma)},
 		};
 		for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++) {
 			abi_function *f = (abi_function *)((char *)m + optional[i].offset);
@@ -144,7 +170,7 @@ static struct ctx_modules *entry_for(abi_context ctx)
 static void unload(const struct loading *l)
 {
 	const struct real_driver *drv = real_driver();
-	const abi_module modules[] = {l->kernels, l->constants, l->tc};
+	const abi_module modules[] = {l->kernels, l->constants, l->tc, l->tc70, l->tc75};
 
 	for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++)
 		if (modules[i])

@@ -14,6 +14,12 @@ struct own_kernels {
 	/* from the tensor-core module: NULL on a GPU without tensor cores, or if it failed */
 	abi_function fp16_tail;
 	abi_function gemm_small;     /* decode-shaped GEMMs reading bf16 directly */
+	/* the fused path's kernels: the CUDA cores' (main module, NULL where this build lacks
+	 * it), Volta's and Turing's tensor cores', each from a module of its own (NULL below
+	 * sm_70 and sm_75, for Volta's where Turing's loaded, or if it failed) */
+	abi_function fused_fma;
+	abi_function fused_tc70;
+	abi_function fused_tc75;
 	abi_devptr one, zero;        /* 1.0f and 0.0f in device memory, for device pointer mode */
 };
 

@@ -12,6 +12,7 @@ static const char *const decision_names[] = {
 	[DECIDE_FP32] = "fp32",
 	[DECIDE_FP16] = "fp16",
 	[DECIDE_DECODE] = "decode",
+	[DECIDE_FUSED] = "fused",
 };
 
 const char *plan_decision_name(enum decision d)
@@ -111,24 +112,39 @@ static int has_tensor_cores(const struct plan_device *d)
 	return d->sm >= 70 && d->tensor_cores;
 }
 
+static int has_fused_kernel(const struct plan_device *d)
+{
+	return cost_fused_kernel(d->sm, d->tensor_cores) != COST_FUSED_NONE;
+}
+
 /* The rewrite for a GPU without bf16 tensor cores, by the architecture alone: decode-shaped
- * GEMMs read bf16 directly; others go to fp16 tensor cores where there are some, else to fp32.
- * GTX 16xx (sm_75 without tensor cores) stay on fp32: their fp16 GEMMs with M >= 2 crawl
- * (doc/facts.md). */
+ * GEMMs read bf16 directly; others go to the fused path's tensor-core kernel where there are
+ * tensor cores (Volta's, Turing's), else to fp32.  GTX 16xx (sm_75 without tensor cores)
+ * stay on fp32: their fp16 GEMMs with M >= 2 crawl (doc/facts.md).  Without the model, the
+ * fused path's CUDA-core kernel (modeled at half cuBLAS's fp32 rate until a card has
+ * measured it) is not preferred to cuBLAS's fp32 GEMM. */
 static struct plan_step choose_by_arch(const struct plan_call *c, const struct plan_device *d)
 {
 	if (both_bf16(c) && (c->m <= PLAN_DECODE_MAX || c->n <= PLAN_DECODE_MAX))
 		return decide(DECIDE_DECODE, "decode-shaped: bf16-reading kernel");
 	if (both_bf16(c) && has_tensor_cores(d))
-		return decide(DECIDE_FP16, "fp16 tensor cores with exact scaling");
+		return decide(DECIDE_FUSED, "one kernel converting bf16 in registers");
 	return decide(DECIDE_FP32, d->sm < 70 ? "bf16 GEMMs are not supported below sm_70"
 					      : "no tensor cores: fp32 compute");
 }
 
 static const enum decision path_decision[COST_PATHS] = {
 	[COST_NATIVE] = DECIDE_PASS, [COST_FP32] = DECIDE_FP32, [COST_FP16] = DECIDE_FP16,
-	[COST_DECODE] = DECIDE_DECODE,
+	[COST_DECODE] = DECIDE_DECODE, [COST_FUSED] = DECIDE_FUSED,
 };
+
+enum cost_path plan_cost_path(enum decision d)
+{
+	for (int p = 0; p < COST_PATHS; p++)
+		if (path_decision[p] == d)
+			return (enum cost_path)p;
+	return COST_NATIVE;
+}
 
 /* By the cost model (cost.h): the path modeled fastest; on a GPU that runs bf16 GEMMs itself
  * a rewrite only where it models at most PLAN_MARGIN of the native time (unless `force`: a
@@ -143,6 +159,7 @@ static struct plan_step choose_by_model(const struct plan_call *c, const struct 
 		[COST_FP32] = "modeled fastest: fp32 compute",
 		[COST_FP16] = "modeled fastest: fp16 tensor cores with exact scaling",
 		[COST_DECODE] = "modeled fastest: decode-shaped, bf16-reading kernel",
+		[COST_FUSED] = "modeled fastest: one kernel converting bf16 in registers",
 	};
 	struct cost_gemm g = {c->m, c->n, c->k, c->batch, c->ctype == ABI_R_32F ? 4 : 2,
 			      c->epilogue};
@@ -203,6 +220,8 @@ static struct plan_step first_step(const struct plan_call *c, const struct plan_
 		return decide(DECIDE_FP32, "BF16SHIM_PATH=fp32");
 	if (cfg->path == PATH_FP16 && both_bf16(c))
 		return decide(DECIDE_FP16, "BF16SHIM_PATH=fp16");
+	if (cfg->path == PATH_FUSED && both_bf16(c) && has_fused_kernel(d))
+		return decide(DECIDE_FUSED, "BF16SHIM_PATH=fused");
 	if (cfg->path == PATH_DECODE && both_bf16(c) &&
 	    (c->m <= PLAN_DECODE_MAX || c->n <= PLAN_DECODE_MAX))
 		return decide(DECIDE_DECODE, "BF16SHIM_PATH=decode");
@@ -224,9 +243,10 @@ struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
 	p.step[p.n++] = first;
 	/* A path our machinery cannot take: the next one, down to the original call. */
 	switch (first.decision) {
+	case DECIDE_FUSED:
 	case DECIDE_DECODE:
 		if (both_bf16(c) && has_tensor_cores(d))
-			add(&p, DECIDE_FP16, "the decode kernel was unavailable");
+			add(&p, DECIDE_FP16, "the path before was unavailable");
 		/* fall through */
 	case DECIDE_FP16:
 		add(&p, DECIDE_FP32, "the path before was unavailable");

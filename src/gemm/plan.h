@@ -16,6 +16,7 @@ enum decision {
 	DECIDE_FP32,              /* cast operands to fp32, fp32 GEMM, fused epilogue */
 	DECIDE_FP16,              /* scale bf16 into fp16, tensor-core GEMM, exact epilogue */
 	DECIDE_DECODE,            /* decode-shaped: one kernel reading bf16 directly */
+	DECIDE_FUSED,             /* one GEMM kernel that reads bf16 and converts it in registers */
 };
 
 /* One of m, n at most this: token-by-token inference shapes. */
@@ -87,6 +88,8 @@ struct plan {
 struct plan plan_gemm(const struct plan_call *c, const struct plan_device *d,
 		      const struct shim_config *cfg);
 const char *plan_decision_name(enum decision d);
+/* The cost model's path for a decision (COST_NATIVE for a forward). */
+enum cost_path plan_cost_path(enum decision d);
 /* Would every call pass through untouched, GEMM and cuBLASLt, on devices of at least min_sm
  * (planned: after BF16SHIM_EMULATE_SM)?  Then nothing need look at a call before it goes
  * to the library: only a refusal, or an algorithm of ours, needs the shim. */

@@ -132,6 +132,7 @@ static const rewrite_fn rewrites[] = {
 	[DECIDE_FP32] = rewrite_fp32,
 	[DECIDE_FP16] = rewrite_fp16,
 	[DECIDE_DECODE] = rewrite_decode,
+	[DECIDE_FUSED] = rewrite_fused,
 };
 
 /* The step's answer in *st: WHY_NONE, or why its machinery is unavailable. */

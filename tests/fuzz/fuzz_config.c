@@ -57,7 +57,8 @@ static int field_is(const char *s, const char *const *choices, int value)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const modes[] = {"auto", "force", "off", NULL};
-	static const char *const paths[] = {"auto", "fp16", "fp32", "native", "decode", NULL};
+	static const char *const paths[] = {"auto", "fp16", "fp32", "native", "decode", "fused",
+					    NULL};
 	static const char *const levels[] = {"error", "warn", "info", "debug", NULL};
 	if (size > 4096)
 		return 0;
@@ -99,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* Documented ranges. */
 	CHECK(cfg.mode >= MODE_AUTO && cfg.mode <= MODE_OFF, "mode %d", (int)cfg.mode);
-	CHECK(cfg.path >= PATH_AUTO && cfg.path <= PATH_DECODE, "path %d", (int)cfg.path);
+	CHECK(cfg.path >= PATH_AUTO && cfg.path <= PATH_FUSED, "path %d", (int)cfg.path);
 	CHECK(cfg.log_level >= LOG_ERROR && cfg.log_level <= LOG_DEBUG, "log %d",
 	      (int)cfg.log_level);
 	CHECK(cfg.emulate_sm == 0 || (cfg.emulate_sm >= 30 && cfg.emulate_sm <= 200),

@@ -112,7 +112,7 @@ static int bf16_operands(const struct plan_call *c)
 
 static int is_decision(int d)
 {
-	return d >= DECIDE_PASS && d <= DECIDE_DECODE;
+	return d >= DECIDE_PASS && d <= DECIDE_FUSED;
 }
 
 static void check_gemm(const struct plan_call *c, const struct plan_device *d,
@@ -135,7 +135,7 @@ static void check_gemm(const struct plan_call *c, const struct plan_device *d,
 		      (int)again.step[i].decision);
 		CHECK(!(tried & 1u << x), "%s twice", plan_decision_name(x));
 		tried |= 1u << x;
-		if (x == DECIDE_FP16 || x == DECIDE_DECODE)
+		if (x == DECIDE_FP16 || x == DECIDE_DECODE || x == DECIDE_FUSED)
 			CHECK(bf16_operands(c), "%s for atype %d btype %d", plan_decision_name(x),
 			      c->atype, c->btype);
 		if (x != DECIDE_PASS) {

@@ -107,6 +107,16 @@ ptx_module *load_tc_module(int sm)
 	return load_text(bf16shim_kernels_tc_ptx, sm);
 }
 
+ptx_module *load_tc70_module(int sm)
+{
+	return load_text(bf16shim_kernels_tc70_ptx, sm);
+}
+
+ptx_module *load_tc75_module(int sm)
+{
+	return load_text(bf16shim_kernels_tc75_ptx, sm);
+}
+
 ptx_status launch(ptx_module *m, const char *name, unsigned gx, unsigned gy, unsigned gz,
 		  void **argv)
 {

@@ -63,6 +63,10 @@ struct buf_counts mat_counts(const struct mat *m);       /* its item buffers, su
 ptx_module *load_module(int sm);
 /* The tensor-core module (kernels.h, KERNEL_FP16_TAIL), for sm >= 70. */
 ptx_module *load_tc_module(int sm);
+/* The fused path's Volta and Turing modules (kernels.h, KERNEL_FUSED_TC70, _TC75), for sm
+ * >= 70 and 75. */
+ptx_module *load_tc70_module(int sm);
+ptx_module *load_tc75_module(int sm);
 
 /* Launches kernel `name` with the given arguments (argv[i] points at argument i).  Returns
  * the interpreter status; on failure prints the interpreter's message. */

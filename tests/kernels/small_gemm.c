@@ -60,8 +60,10 @@ void sg_make(struct sg *g, const struct sg_opts *o)
 	unsigned ar = o->ta ? o->k : o->m, r0 = row0s[o->aclass];
 	mat_make(&g->a, ar, o->ta ? o->m : o->k, o->batch, 2, o->arr_a, r0, 1,
 		 pad_to(r0, ar, lds[o->aclass]), gaps[o->aclass], BUF_RO);
-	mat_make(&g->b, o->tb ? o->n : o->k, o->tb ? o->k : o->n, o->batch, 2, o->arr_b, 1, 2, 3,
-		 5, BUF_RO);
+	static const unsigned brow0s[] = { 1, 8, 2 }, blds[] = { 0, 0, 2 }, bgaps[] = { 5, 8, 2 };
+	unsigned br = o->tb ? o->n : o->k, b0 = brow0s[o->bclass];
+	mat_make(&g->b, br, o->tb ? o->k : o->n, o->batch, 2, o->arr_b, b0, 2,
+		 o->bclass ? pad_to(b0, br, blds[o->bclass]) : 3, bgaps[o->bclass], BUF_RO);
 	size_t esz = o->ctype == KERNEL_TYPE_F32 ? 4 : 2;
 	int readc = o->beta != 0;
 	mat_make(&g->c, o->ct ? o->n : o->m, o->ct ? o->m : o->n, o->batch, esz, o->arr_c, 2, 1,
@@ -125,34 +127,49 @@ static double round_out(int ctype, double x)
 }
 
 /* ------------------------------------------------------------------- running */
+int sg_args(struct sg *g, struct sg_argv *a, int fused)
+{
+	/* In device pointer mode the host values are wrong on purpose: 3 would read C. */
+	int n = 0;
+	a->ha = g->alpha_dev ? 7.0f : g->alpha;
+	a->hb = g->beta_dev ? 3.0f : g->beta;
+	a->ap = g->alpha_dev ? dev(g->alpha_dev) : 0;
+	a->bp = g->beta_dev ? dev(g->beta_dev) : 0;
+	a->av = g->a.v;
+	a->bv = g->b.v;
+	a->cv = g->c.v;
+	push_view(a->argv, &n, &a->av);
+	a->argv[n++] = &g->ta;
+	push_view(a->argv, &n, &a->bv);
+	a->argv[n++] = &g->tb;
+	a->argv[n++] = &g->m;
+	a->argv[n++] = &g->n;
+	a->argv[n++] = &g->k;
+	push_view(a->argv, &n, &a->cv);
+	if (!fused)
+		a->argv[n++] = &g->ct;
+	a->argv[n++] = &g->ctype;
+	a->argv[n++] = &a->ha;
+	a->argv[n++] = &a->hb;
+	a->argv[n++] = &a->ap;
+	a->argv[n++] = &a->bp;
+	push_epi_extra(a->argv, &n, &g->x);
+	if (fused)
+		a->argv[n++] = &g->group_m;
+	if (!fused) {
+		a->argv[n++] = &g->kc;
+		a->argv[n++] = &g->split_stride;
+	}
+	return n;
+}
+
 ptx_status sg_run(ptx_module *mod, struct sg *g, unsigned block, unsigned gx,
 			 unsigned gy, unsigned shmem, ptx_launch_stats *st)
 {
-	/* In device pointer mode the host values are wrong on purpose: 3 would read C. */
-	float ha = g->alpha_dev ? 7.0f : g->alpha, hb = g->beta_dev ? 3.0f : g->beta;
-	uint64_t ap = g->alpha_dev ? dev(g->alpha_dev) : 0, bp = g->beta_dev ? dev(g->beta_dev) : 0;
-	struct view av = g->a.v, bv = g->b.v, cv = g->c.v;
-	void *argv[40];
-	int n = 0;
-	push_view(argv, &n, &av);
-	argv[n++] = &g->ta;
-	push_view(argv, &n, &bv);
-	argv[n++] = &g->tb;
-	argv[n++] = &g->m;
-	argv[n++] = &g->n;
-	argv[n++] = &g->k;
-	push_view(argv, &n, &cv);
-	argv[n++] = &g->ct;
-	argv[n++] = &g->ctype;
-	argv[n++] = &ha;
-	argv[n++] = &hb;
-	argv[n++] = &ap;
-	argv[n++] = &bp;
-	push_epi_extra(argv, &n, &g->x);
-	argv[n++] = &g->kc;
-	argv[n++] = &g->split_stride;
+	struct sg_argv a;
+	sg_args(g, &a, 0);
 	const unsigned grid[3] = { gx, gy, g->batch }, blk[3] = { block, 1, 1 };
-	return launch_shape(mod, KERNEL_GEMM_SMALL, grid, blk, shmem, argv, st);
+	return launch_shape(mod, KERNEL_GEMM_SMALL, grid, blk, shmem, a.argv, st);
 }
 
 unsigned sg_blocks(unsigned m, unsigned block)
@@ -168,6 +185,58 @@ ptx_status sg_run_default(ptx_module *mod, struct sg *g, ptx_launch_stats *st)
 }
 
 /* ------------------------------------------------------------------ checking */
+uint32_t sg_gen_int(void)
+{
+	return bits_of((float)((int)(rnd() % 17) - 8)) >> 16;
+}
+
+static uint32_t gen_bias(int type)
+{
+	float v = (float)((int)(rnd() % 2001) - 1000) / 64.0f;   /* exact in every type */
+	return type == KERNEL_TYPE_F32 ? bits_of(v) : type == KERNEL_TYPE_BF16 ?
+	       bits_of(v) >> 16 : ref_f16_rne(v);
+}
+
+void *sg_bias(struct sg *g, uint32_t btype, uint32_t along, unsigned stride, uint32_t act,
+	      int with_bias)
+{
+	unsigned len = along ? g->n : g->m;
+	size_t esz = btype == KERNEL_TYPE_F32 ? 4 : 2, count = len + stride;
+	unsigned char *bias = buf_alloc(count * esz, BUF_RW);
+	for (size_t e = 0; e < count; e++) {
+		uint32_t v = gen_bias((int)btype);
+		memcpy(bias + e * esz, &v, esz);
+	}
+	buf_access(bias, BUF_RO);
+	g->x = (struct epi_extra){ with_bias ? dev(bias) : 0, btype, along, stride, act };
+	return with_bias ? bias : NULL;
+}
+
+void sg_check_exact(const struct sg *g, const void *bias, const char *ctx)
+{
+	for (unsigned b = 0; b < g->batch; b++)
+		for (unsigned j = 0; j < g->n; j++)
+			for (unsigned i = 0; i < g->m; i++) {
+				double s = 0;
+				for (unsigned l = 0; l < g->k; l++)
+					s += sg_opa(g, b, i, l) * sg_opb(g, b, l, j);
+				float t = g->alpha * (float)s;
+				if (g->beta != 0) {
+					float cv = (float)sg_c_decode(
+						g, sg_c_bits(g, sg_c_before(g, b, i, j)));
+					t = fmaf(g->beta, cv, t);
+				}
+				if (bias)
+					t = t + ref_load((int)g->x.bias_type, bias,
+							 b * g->x.bias_bstride +
+								 (g->x.bias_along ? j : i));
+				char e[300];
+				snprintf(e, sizeof e, "%s: b=%u i=%u j=%u", ctx, b, i, j);
+				check_act((int)g->ctype, sg_c_bits(g, sg_c_at(g, b, i, j)), t,
+					  g->x.act, e);
+			}
+	mat_check_outside(&g->c, ctx);
+}
 
 /* C(i, j) of item b.  The kernel's fp32 sum may be anything within k 2^-24 sum |p| of the
  * exact sum s, or +-Inf where s is past fp32's range (the data keeps clear of the border);
@@ -176,12 +245,16 @@ ptx_status sg_run_default(ptx_module *mod, struct sg *g, ptx_launch_stats *st)
 int sg_check_elem(const struct sg *g, unsigned b, unsigned i, unsigned j, const char *ctx)
 {
 	double s = 0, sa = 0;
+	float chain = 0;
 	for (unsigned l = 0; l < g->k; l++) {
 		double p = sg_opa(g, b, i, l) * sg_opb(g, b, l, j);
 		s += p;
 		sa += fabs(p);
+		chain = fmaf((float)sg_opa(g, b, i, l), (float)sg_opb(g, b, l, j), chain);
 	}
 	double t = isfinite(s) && isinf((float)s) ? copysign(INFINITY, s) : s;
+	if (g->chain_order && !isfinite(chain))
+		t = chain;
 	double cv = g->beta != 0 ? sg_c_decode(g, sg_c_bits(g, sg_c_before(g, b, i, j))) : 0;
 	double want = g->alpha * t + (g->beta != 0 ? g->beta * cv : 0);
 	uint32_t bits = sg_c_bits(g, sg_c_at(g, b, i, j));
@@ -197,7 +270,7 @@ int sg_check_elem(const struct sg *g, unsigned b, unsigned i, unsigned j, const 
 		      bits, want);
 		return OUT_INF;
 	}
-	double e = g->k * 0x1p-24 * sa, at = fabs(g->alpha) * (fabs(t) + e);
+	double e = (g->k + g->bound_k_extra) * 0x1p-24 * sa, at = fabs(g->alpha) * (fabs(t) + e);
 	double slack = fabs(g->alpha) * e + 0x1p-23 * (at + fabs(g->beta * cv)) + 0x1p-148;
 	double lo = round_out((int)g->ctype, want - slack), hi = round_out((int)g->ctype, want + slack);
 	CHECK(got >= lo && got <= hi, "%s: b=%u i=%u j=%u: got %a (0x%x), want %a in [%a, %a]", ctx,

@@ -46,11 +46,6 @@ int test_small_gemm_shapes(void)
 
 /* Integer data: every product and partial sum is exact in fp32, so any summation order
  * gives the exact value, and the output must be it rounded once to ctype, bit for bit. */
-static uint32_t gen_int(void)
-{
-	return bits_of((float)((int)(rnd() % 17) - 8)) >> 16;
-}
-
 int test_small_gemm_exact(void)
 {
 	for (int si = 0; si < n_test_sms; si++) {
@@ -66,27 +61,12 @@ int test_small_gemm_exact(void)
 				.ta = q & 1, .tb = q >> 1 & 1, .ct = q >> 2 & 1, .ctype = q % 3,
 				.arr_a = q % 5 == 0, .aclass = q % 3,
 				.alpha = q % 4 ? 1.0f : -2.0f, .beta = q % 3 == 1 ? 0.0f : 3.0f,
-				.agen = gen_int, .bgen = gen_int,
+				.agen = sg_gen_int, .bgen = sg_gen_int,
 			};
 			sg_make(&g, &o);
 			sg_describe(ctx, sizeof ctx, test_sms[si], &g);
 			CHECK(sg_run_default(mod, &g, &st) == PTX_OK, "%s", ctx);
-			for (unsigned b = 0; b < g.batch; b++)
-				for (unsigned j = 0; j < g.n; j++)
-					for (unsigned i = 0; i < g.m; i++) {
-						double s = 0;
-						for (unsigned l = 0; l < g.k; l++)
-							s += sg_opa(&g, b, i, l) * sg_opb(&g, b, l, j);
-						double c = g.beta != 0 ?
-							   sg_c_decode(&g, sg_c_bits(&g, sg_c_before(&g, b, i, j))) : 0;
-						char e[300];
-						snprintf(e, sizeof e, "%s: b=%u i=%u j=%u", ctx, b, i, j);
-						/* beta == 0 adds nothing: alpha * 0 keeps its sign. */
-						float want = g.beta != 0 ? (float)(g.alpha * s + g.beta * c)
-									 : (float)(g.alpha * s);
-						check_out((int)g.ctype, sg_c_bits(&g, sg_c_at(&g, b, i, j)), want,
-							  e);
-					}
+			sg_check_exact(&g, NULL, ctx);
 			sg_check_traffic(&g, &st, KERNEL_SMALL_BLOCK(g.n), ctx);
 			buf_free_all();
 		}
@@ -207,7 +187,7 @@ int test_small_gemm_split_k(void)
 			struct sg_opts o = { .m = q % 2 ? 300 : 70, .n = 1 + q % 16, .k = 450 + q,
 					     .ta = q & 1, .tb = q >> 1 & 1, .ctype = KERNEL_TYPE_F32,
 					     .batch = 1 + q % 2, .alpha = 1, .beta = 0,
-					     .agen = gen_int, .bgen = gen_int };
+					     .agen = sg_gen_int, .bgen = sg_gen_int };
 			struct sg g;
 			sg_make(&g, &o);
 			unsigned kc = kcs[q % 3], splits = (g.k + kc - 1) / kc;

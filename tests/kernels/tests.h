@@ -34,7 +34,27 @@
 	X(small_gemm_launch) \
 	X(small_gemm_traffic) \
 	X(small_gemm_bias_act) \
-	X(small_gemm_split_k)
+	X(small_gemm_split_k) \
+	X(fused_tc75_shapes) \
+	X(fused_tc75_exact) \
+	X(fused_tc75_specials) \
+	X(fused_tc75_extremes) \
+	X(fused_tc75_attention) \
+	X(fused_tc75_growth) \
+	X(fused_tc75_traffic) \
+	X(fused_tc70_shapes) \
+	X(fused_tc70_exact) \
+	X(fused_tc70_specials) \
+	X(fused_tc70_extremes) \
+	X(fused_tc70_attention) \
+	X(fused_tc70_growth) \
+	X(fused_tc70_traffic) \
+	X(fused_fma_shapes) \
+	X(fused_fma_exact) \
+	X(fused_fma_specials) \
+	X(fused_fma_extremes) \
+	X(fused_fma_attention) \
+	X(fused_fma_traffic)
 
 #define DECLARE(name) int test_##name(void);
 KERNEL_TESTS(DECLARE)

@@ -7,9 +7,31 @@
 #include "simrun.h"
 
 /* Thread-instructions per column (0: originals; 1-3: lowered for sm_75, sm_70, sm_61) and
- * launches, since the last sim_cost_take(). */
-static uint64_t cost_instr[4], cost_runs[4];
+ * launches, since the last sim_cost_take(); DRAM bytes and launches since the last
+ * sim_dram_take(). */
+static uint64_t cost_instr[4], cost_runs[4], dram_bytes[4], dram_runs[4];
 static int cost_col;
+
+/* The L2 in front of device memory for the DRAM counters: the simulator's default part of
+ * each architecture (tests/simcuda/driver/device.c, the L2 of its table of architectures):
+ * an A100 (40 MiB) for the originals, an H100 (50 MiB) for those that need sm_90, a T4
+ * (4 MiB), a V100 (6 MiB) and a GTX 1080 (2 MiB) for the lowered texts.  Blocks run one
+ * after another (ptx_mem.resident_blocks 0), so the thread-instructions of a kernel that
+ * polls (a lowered mbarrier wait) are those it had without the L2 model; the kernels of
+ * these checks touch a few KiB to a few hundred, far less than any of these L2s, so the
+ * order of their blocks does not change what device memory sees. */
+static uint64_t l2_of(int sm)
+{
+	static const struct {
+		int sm;
+		uint64_t bytes;
+	} l2[] = { { 61, 2u << 20 }, { 70, 6u << 20 }, { 75, 4u << 20 }, { 80, 40u << 20 },
+		   { 90, 50u << 20 } };
+	for (size_t i = 0; i < sizeof(l2) / sizeof(l2[0]); i++)
+		if (l2[i].sm == sm)
+			return l2[i].bytes;
+	return 0;
+}
 
 #define BASE 0x7f0000000000ull
 #define SPAN 0x100000000ull       /* each buffer's window: overruns fault */
@@ -75,8 +97,8 @@ int sim_run(const char *text, size_t len, int sm, srun *R)
 		params[i] = &vals[i];
 	}
 	unsigned grid[3] = { R->grid, 1, 1 }, block[3] = { R->block, 1, 1 };
-	ptx_mem pm = { map, &M, NULL };
-	ptx_launch_stats stats = { 0, 0, 0 };
+	ptx_mem pm = { .map = map, .ctx = &M, .l2_bytes = l2_of(sm) };
+	ptx_launch_stats stats = { 0 };
 	st = k ? ptx_launch(k, grid, block, R->dyn_smem, params, &pm, &stats, R->err, sizeof(R->err))
 	       : PTX_ENOTFOUND;
 	if (!k)
@@ -85,6 +107,8 @@ int sim_run(const char *text, size_t len, int sm, srun *R)
 	if (st == 0) {
 		cost_instr[cost_col] += stats.instructions;
 		cost_runs[cost_col]++;
+		dram_bytes[cost_col] += stats.dram_read + stats.dram_written;
+		dram_runs[cost_col]++;
 	}
 	for (int i = 0, b = 0; i < R->nargs; i++) {
 		if (!R->args[i].bytes)
@@ -122,6 +146,14 @@ void sim_cost_take(uint64_t instr[4], uint64_t runs[4])
 	memcpy(runs, cost_runs, sizeof(cost_runs));
 	memset(cost_instr, 0, sizeof(cost_instr));
 	memset(cost_runs, 0, sizeof(cost_runs));
+}
+
+void sim_dram_take(uint64_t dram[4], uint64_t runs[4])
+{
+	memcpy(dram, dram_bytes, sizeof(dram_bytes));
+	memcpy(runs, dram_runs, sizeof(dram_runs));
+	memset(dram_bytes, 0, sizeof(dram_bytes));
+	memset(dram_runs, 0, sizeof(dram_runs));
 }
 
 int sim_lower_run(const char *text, int target, srun *R, char **lowered)

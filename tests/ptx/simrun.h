@@ -41,6 +41,10 @@ int sim_lower_run(const char *text, int target, srun *R, char **lowered);
  * sm_61 (other targets count as originals).  Resets them. */
 void sim_cost_take(uint64_t instr[4], uint64_t runs[4]);
 
+/* The same for the bytes device memory saw through the L2 model (the DRAM counters of
+ * tests/simcuda/ptx, with the L2 of the simulator's default part of each architecture). */
+void sim_dram_take(uint64_t dram[4], uint64_t runs[4]);
+
 /* Deterministic pseudo-random numbers (splitmix64). */
 uint64_t sim_rng(uint64_t *s);
 

@@ -174,12 +174,19 @@ static int cost_table(void)
 	return failed;
 }
 
+/* A row: the thread-instructions of each column's run, and the DRAM bytes of each
+ * column's launches since the row before, per launch (a family may launch a column more
+ * than once for a row: its checks). */
 static void bench_row(const char *family, const char *kernel, const char *data,
 		      const uint64_t instr[4])
 {
-	/* The DRAM columns stay empty until the simulator counts DRAM bytes per launch. */
-	printf("%s,%s,%s,%llu,%llu,%llu,%llu,,,,\n", family, kernel, data, (unsigned long long)instr[0],
+	uint64_t dram[4], runs[4];
+	sim_dram_take(dram, runs);
+	printf("%s,%s,%s,%llu,%llu,%llu,%llu", family, kernel, data, (unsigned long long)instr[0],
 	       (unsigned long long)instr[1], (unsigned long long)instr[2], (unsigned long long)instr[3]);
+	for (int t = 0; t < 4; t++)
+		printf(",%llu", (unsigned long long)(runs[t] ? (dram[t] + runs[t] / 2) / runs[t] : 0));
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -189,6 +196,8 @@ static void bench_row(const char *family, const char *kernel, const char *data,
  * the tests check it. */
 static int bench(void)
 {
+	uint64_t dram[4], runs[4];
+	sim_dram_take(dram, runs);
 	printf("family,kernel,data,sm_80,sm_75,sm_70,sm_61,dram_sm80,dram_sm75,dram_sm70,dram_sm61\n");
 	bench_sm80_mma(bench_row);
 	bench_sm80_wmma(bench_row);

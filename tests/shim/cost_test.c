@@ -108,6 +108,33 @@ static void hand_computed(void)
 	CHECK(cost_estimate(&kepler, &f, COST_NATIVE, &e) == 0, "native bf16 on sm_37");
 	CHECK(cost_estimate(&gtx1080, &f, COST_FP16, &e) == 0, "fp16 path without tensor cores");
 
+	/* Fused path, 512 x 4096 x 4096, C bf16, on the T4 by name: one launch of 4 x 16 tiles of
+	 * 128 x 256 (64 blocks, the 40 SMs filled); 2mk + 2kn + 2mn = 41943040 bytes at the
+	 * measured 114.6 GB/s (366 us) under the whole tiles' multiply-adds at half the measured
+	 * fp16 rate, 42.31e12 / 2 / 2 a second (406 us): the multiply-adds' time + 4 us. */
+	struct cost_gemm fz = {512, 4096, 4096, 1, 2, 0};
+	CHECK(cost_estimate(&named_t4, &fz, COST_FUSED, &e) && e.launches == 1, "fused on a T4");
+	want = fmax(41943040 / 114.6e9, 8589934592.0 / (42.31e12 / 2 * COST_FUSED_EFFICIENCY)) *
+		       1e6 + 4;
+	CHECK(near(e.us, want) && near(e.bytes, 41943040), "fused 512x4096x4096 %.4f us, want %.4f",
+	      e.us, want);
+	/* A GEMM of 20 rows pays for a tile of 128: 16 blocks, 0.4 of the SMs, whose share of
+	 * the bandwidth (33882112 bytes) and of the rate bound it. */
+	fz.m = 20;
+	CHECK(cost_estimate(&named_t4, &fz, COST_FUSED, &e), "fused, 20 rows");
+	want = fmax(33882112 / (114.6e9 * 0.4), 16 * 128 * 256 * 4096.0 /
+		    (42.31e12 / 2 * COST_FUSED_EFFICIENCY * 0.4)) * 1e6 + 4;
+	CHECK(near(e.us, want), "fused 20x4096x4096 %.4f us, want %.4f", e.us, want);
+	/* On the CUDA cores (GTX 1080), 1024^3 C fp32: 8 x 8 tiles of 128 x 128 at half the fp32
+	 * rate; 2mk + 2kn + 4mn bytes. */
+	CHECK(cost_estimate(&gtx1080, &f, COST_FUSED, &e) == 1, "fused on a GTX 1080");
+	f.c_bytes = 4;
+	CHECK(cost_estimate(&gtx1080, &f, COST_FUSED, &e), "fused, C fp32");
+	want = fmax(8 * 1048576.0 / bw, 1073741824.0 / (rate * COST_FUSED_EFFICIENCY)) * 1e6 + 4;
+	CHECK(near(e.us, want) && e.launches == 1, "fused 1024^3 on sm_61 %.4f us, want %.4f",
+	      e.us, want);
+	CHECK(cost_estimate(&kepler, &f, COST_FUSED, &e) == 0, "fused path on sm_37");
+
 	/* Decode 1 x 4096 x 4096 on a T4: 128 blocks of 32 rows, enough (80), no split: A once
 	 * (33554432 bytes), op(B) once a block (128 x 2 x 4096), C (8192): 34611200 bytes. */
 	struct cost_gemm d1 = {1, 4096, 4096, 1, 2, 0}, d16 = {16, 4096, 4096, 1, 2, 0};
@@ -167,14 +194,22 @@ static void crossovers(void)
 	} x[] = {
 		{&named_t4, "T4 square", {401, 401, 401, 1}, {402, 402, 402, 1}, DECIDE_PASS,
 		 DECIDE_FP16},
-		{&named_t4, "T4 tokens", {82, 4096, 4096, 1}, {83, 4096, 4096, 1}, DECIDE_PASS,
-		 DECIDE_FP16},
+		{&named_t4, "T4 square, fused", {524, 524, 524, 1}, {525, 525, 525, 1}, DECIDE_FP16,
+		 DECIDE_FUSED},
+		{&named_t4, "T4 square, compute-bound", {2560, 2560, 2560, 1}, {2561, 2561, 2561, 1},
+		 DECIDE_FUSED, DECIDE_FP16},
+		{&named_t4, "T4 tokens", {66, 4096, 4096, 1}, {67, 4096, 4096, 1}, DECIDE_PASS,
+		 DECIDE_FUSED},
+		{&named_t4, "T4 P V", {64, 256, 256, 16}, {64, 257, 257, 16}, DECIDE_PASS,
+		 DECIDE_FUSED},
 		{&named_v100, "V100 square", {504, 504, 504, 1}, {505, 505, 505, 1}, DECIDE_PASS,
 		 DECIDE_FP16},
 		{&named_v100, "V100 tokens", {50, 4096, 4096, 1}, {51, 4096, 4096, 1}, DECIDE_PASS,
 		 DECIDE_FP16},
-		{&named_v100, "V100 P V", {64, 746, 746, 16}, {64, 747, 747, 16}, DECIDE_PASS,
-		 DECIDE_FP16},
+		{&named_v100, "V100 P V", {64, 703, 703, 16}, {64, 704, 704, 16}, DECIDE_PASS,
+		 DECIDE_FUSED},
+		{&named_v100s, "V100S P V, fused", {64, 1087, 1087, 16}, {64, 1088, 1088, 16},
+		 DECIDE_FP16, DECIDE_FUSED},
 		{&named_v100s, "V100S square", {483, 483, 483, 1}, {484, 484, 484, 1}, DECIDE_PASS,
 		 DECIDE_FP16},
 		{&named_2080ti, "2080 Ti P V", {64, 492, 492, 16}, {64, 493, 493, 16}, DECIDE_PASS,
@@ -240,7 +275,7 @@ static void crossovers(void)
 	struct cost_device unknown = t4;
 	unknown.sm_count = 0;
 	p = plan_for(&unknown, 128, 128, 128, 1, PATH_AUTO);
-	CHECK(p.step[0].decision == DECIDE_FP16 && !p.model.valid, "no model: fp16 on a T4");
+	CHECK(p.step[0].decision == DECIDE_FUSED && !p.model.valid, "no model: fused on a T4");
 }
 
 int main(void)

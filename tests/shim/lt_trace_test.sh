@@ -1,6 +1,6 @@
 #!/bin/bash
 # cuBLASLt matmuls are traced like GEMMs: one JSON line each, written by the same walk, with
-# the decision in the same words (on sm_61 a rewrite takes the fp32 or the decode path).
+# the decision in the same words (on sm_61 a rewrite takes the fp32, fused or decode path).
 set -eu
 client=$1 shim=$2
 trace=$(mktemp -u)
@@ -10,15 +10,16 @@ python3 - "$trace" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 lt = [r for r in recs if r["api"] == "cublasLtMatmul"]
-rewritten = [r for r in lt if r["decision"] in ("fp32", "fp16", "decode")]
+rewritten = [r for r in lt if r["decision"] in ("fp32", "fp16", "decode", "fused")]
 print(f"{len(recs)} records, {len(lt)} cublasLtMatmul, {len(rewritten)} rewritten")
 assert lt and rewritten, "no rewritten cublasLtMatmul in the trace"
 assert all(r["status"] == 0 and r["status_name"] == "CUBLAS_STATUS_SUCCESS" for r in rewritten)
 assert all(r["sm"] == 61 and r["atype"] == "R_16BF" for r in rewritten), "device or types wrong"
 assert all(r["m"] > 0 and r["k"] >= 0 for r in rewritten), "shapes missing"
-assert all(r["decision"] == "fp32" or (r["decision"] == "decode" and min(r["m"], r["n"]) <= 16)
-           for r in rewritten), "below sm_70 a rewrite is fp32, or decode for small shapes"
+assert all(r["decision"] in ("fp32", "fused") or
+           (r["decision"] == "decode" and min(r["m"], r["n"]) <= 16)
+           for r in rewritten), "below sm_70 a rewrite is fp32 or fused, or decode for small shapes"
 assert all(r["algo"] is None for r in lt), "an Lt algorithm is opaque: null"
 decisions = {r["decision"] for r in lt}
-assert decisions <= {"pass", "compute-32f", "fp32", "fp16", "decode"}, decisions
+assert decisions <= {"pass", "compute-32f", "fp32", "fp16", "decode", "fused"}, decisions
 PY

@@ -27,9 +27,10 @@ static const struct row rows[] = {
 	{__LINE__, BF, F, ABI_COMPUTE_32F, DEF, 60, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP32},
 	{__LINE__, BF, BF, ABI_COMPUTE_32F_FAST_TF32, DEF, 52, 0, MODE_AUTO, PATH_AUTO, 64, 64,
 	 DECIDE_FP32},
-	/* sm_70/75 run bf16 without tensor cores: fp16 tensor cores instead... */
-	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP16},
-	{__LINE__, BF, F, F, TC, 70, 1, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP16},
+	/* sm_70/75 run bf16 without tensor cores: fp16 tensor cores instead, through the fused
+	 * path's kernel of each (Turing's, Volta's)... */
+	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FUSED},
+	{__LINE__, BF, F, F, TC, 70, 1, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FUSED},
 	/* ...but not on sm_75 parts without tensor cores (GTX 16xx). */
 	{__LINE__, BF, BF, F, TC, 75, 0, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_FP32},
 	/* Decode shapes read bf16 directly, on any architecture below sm_80. */
@@ -40,13 +41,21 @@ static const struct row rows[] = {
 	{__LINE__, BF, BF, F, TC, 80, 1, MODE_AUTO, PATH_AUTO, 64, 64, DECIDE_PASS},
 	{__LINE__, BF, BF, F, TC, 90, 1, MODE_AUTO, PATH_AUTO, 1, 8, DECIDE_PASS},
 	/* force rewrites every bf16 GEMM anywhere; off never does. */
-	{__LINE__, BF, BF, F, TC, 90, 1, MODE_FORCE, PATH_AUTO, 64, 64, DECIDE_FP16},
+	{__LINE__, BF, BF, F, TC, 90, 1, MODE_FORCE, PATH_AUTO, 64, 64, DECIDE_FUSED},
 	{__LINE__, BF, BF, F, TC, 90, 1, MODE_FORCE, PATH_FP32, 64, 64, DECIDE_FP32},
 	{__LINE__, BF, BF, F, TC, 61, 0, MODE_OFF, PATH_AUTO, 64, 64, DECIDE_PASS},
 	/* BF16SHIM_PATH. */
 	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_FP32, 64, 64, DECIDE_FP32},
 	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_FP32, 1, 8, DECIDE_FP32},
 	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_FP16, 64, 64, DECIDE_FP16},
+	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_FUSED, 64, 64, DECIDE_FUSED},
+	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_FUSED, 1, 8, DECIDE_FUSED},
+	/* ...the CUDA cores' kernel where there are no tensor cores (not chosen by the
+	 * architecture alone); where the GPU has no fused kernel, BF16SHIM_PATH=fused plans as
+	 * auto. */
+	{__LINE__, BF, BF, F, TC, 75, 0, MODE_AUTO, PATH_FUSED, 64, 64, DECIDE_FUSED},
+	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_FUSED, 64, 64, DECIDE_FUSED},
+	{__LINE__, BF, BF, F, TC, 35, 0, MODE_AUTO, PATH_FUSED, 64, 64, DECIDE_FP32},
 	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_NATIVE, 64, 64, DECIDE_PASS},
 	{__LINE__, BF, BF, F, TC, 90, 1, MODE_AUTO, PATH_FP32, 64, 64, DECIDE_PASS},
 	/* Not bf16: never planned. */
@@ -82,11 +91,15 @@ struct chain_row {
 #define FP32_ ((int)DECIDE_FP32)
 #define FP16_ ((int)DECIDE_FP16)
 #define DECODE_ ((int)DECIDE_DECODE)
+#define FUSED_ ((int)DECIDE_FUSED)
 
 static const struct chain_row chains[] = {
 	/* A rewrite falls back along the paths, down to the call as it came. */
 	{__LINE__, BF, BF, F, TC, 61, 0, MODE_AUTO, PATH_AUTO, 64, {FP32_, PASS_, END}},
-	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 64, {FP16_, FP32_, PASS_, END}},
+	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 64,
+	 {FUSED_, FP16_, FP32_, PASS_, END}},
+	{__LINE__, BF, BF, F, TC, 70, 1, MODE_AUTO, PATH_AUTO, 64,
+	 {FUSED_, FP16_, FP32_, PASS_, END}},
 	{__LINE__, BF, BF, F, TC, 75, 1, MODE_AUTO, PATH_AUTO, 16,
 	 {DECODE_, FP16_, FP32_, PASS_, END}},
 	{__LINE__, BF, BF, F, TC, 75, 0, MODE_AUTO, PATH_AUTO, 16, {DECODE_, FP32_, PASS_, END}},
@@ -197,7 +210,7 @@ static const struct lt_row *lt_rows(size_t *n)
 	table[i++] = (struct lt_row){__LINE__, call_, sm_, tc_, mode_, path_, expect_, pexp_}
 	/* bf16 below sm_80: rewritten by the GEMM policy, every fused epilogue. */
 	ROW_(LT_BF16(E_DEF), 61, 0, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP32);
-	ROW_(LT_BF16(E_GELU_BIAS), 75, 1, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP16);
+	ROW_(LT_BF16(E_GELU_BIAS), 75, 1, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FUSED);
 	ROW_(LT_BF16(ABI_LT_EPILOGUE_RELU), 75, 0, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP32);
 	ROW_(with_epilogue(LT_BF16(E_BIAS), E_BIAS, 0x1000, F), 61, 0, MODE_AUTO, PATH_AUTO,
 	     LT_REWRITE, DECIDE_FP32);
@@ -222,7 +235,7 @@ static const struct lt_row *lt_rows(size_t *n)
 	ROW_(tweak(LT_BF16(E_DEF), 10), 61, 0, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP32);
 	ROW_(tweak(LT_BF16(E_DEF), 11), 61, 0, MODE_AUTO, PATH_AUTO, LT_PASS, DECIDE_PASS);
 	/* Our algorithm: rewritten whatever the policy says now. */
-	ROW_(tweak(LT_BF16(E_DEF), 5), 90, 1, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FP16);
+	ROW_(tweak(LT_BF16(E_DEF), 5), 90, 1, MODE_AUTO, PATH_AUTO, LT_REWRITE, DECIDE_FUSED);
 	ROW_(tweak(LT_BF16(E_DEF), 5), 61, 0, MODE_OFF, PATH_NATIVE, LT_REWRITE, DECIDE_FP32);
 	/* Decode shapes: the bf16-reading kernel, epilogue fused there too. */
 	ROW_(lt_call(BF, BF, C32, T, N, COLM, 64, 4, 32, E_DEF), 75, 1, MODE_AUTO, PATH_AUTO,

@@ -1,13 +1,79 @@
 #!/usr/bin/env python3
 """Embeds PTX files into C source as one module, `const char NAME[] = "...";` with hidden
-visibility, so the shim carries its device code without exporting it.  Each input is a
-complete module (so ptxas can check it alone); their headers (.version, .target,
-.address_size) must agree and are kept once.
-Usage: embed_ptx.py OUT.c NAME IN.ptx [IN.ptx ...]"""
+visibility, so the shim carries its device code without exporting it.
+
+Each input is a module (.version, .target, .address_size, then its text); the merged module
+keeps one header: the highest .version and .target of its inputs (PTX written for an older
+target or ISA is valid for a newer one) and their common .address_size.
+
+A line `//@include FILE NAME=VALUE ...` in an input is replaced by the text of FILE (a
+fragment beside it: no header, PTX that the including kernel's registers and labels make
+whole), with every `{NAME}` in it replaced by VALUE: one fragment serves several kernels, or
+one kernel several times (its labels and registers then carry a NAME in theirs).
+
+Usage: embed_ptx.py OUT.c NAME IN.ptx [IN.ptx ...]
+       embed_ptx.py --print IN.ptx [IN.ptx ...]    (the merged module on stdout)"""
+import os
 import re
 import sys
 
-HEADER = re.compile(r'^\s*\.(version|target|address_size)\b')
+HEADER = re.compile(r'^\s*\.(version|target|address_size)\s+(\S+)')
+INCLUDE = re.compile(r'^\s*//@include\s+(\S+)((?:\s+\w+=\S*)*)\s*$')
+PLACEHOLDER = re.compile(r'\{([A-Z][A-Z0-9_]*)\}')
+
+
+def fail(msg):
+    sys.exit(f'embed_ptx.py: {msg}')
+
+
+def expand(path, depth=0):
+    """The text of path with its includes expanded."""
+    if depth > 8:
+        fail(f'{path}: includes nested too deep')
+    with open(path, encoding='ascii') as f:
+        text = f.read()
+    if any(ord(ch) < 32 and ch not in '\t\n' for ch in text):
+        fail(f'{path}: control characters in PTX text')
+    out = []
+    for line in text.splitlines(keepends=True):
+        m = INCLUDE.match(line)
+        if not m:
+            out.append(line)
+            continue
+        frag = os.path.join(os.path.dirname(path), m.group(1))
+        subs = dict(kv.split('=', 1) for kv in m.group(2).split())
+        body = expand(frag, depth + 1)
+        body = PLACEHOLDER.sub(lambda p: subs[p.group(1)] if p.group(1) in subs else
+                               fail(f'{path}: {{{p.group(1)}}} of {m.group(1)} not given'),
+                               body)
+        out.append(body)
+    return ''.join(out)
+
+
+def version_key(v):
+    major, _, minor = v.partition('.')
+    return (int(major), int(minor or 0))
+
+
+def merge(paths):
+    heads, bodies = [], []
+    for path in paths:
+        lines = expand(path).splitlines(keepends=True)
+        head = {}
+        for line in lines:
+            m = HEADER.match(line)
+            if m:
+                head[m.group(1)] = m.group(2)
+        if set(head) != {'version', 'target', 'address_size'}:
+            fail(f'{path}: no complete header (.version, .target, .address_size)')
+        heads.append(head)
+        bodies.append(''.join(l for l in lines if not HEADER.match(l)))
+    if len({h['address_size'] for h in heads}) != 1:
+        fail(f'{paths}: different .address_size')
+    version = max((h['version'] for h in heads), key=version_key)
+    target = max((h['target'] for h in heads), key=lambda t: int(re.sub(r'\D', '', t) or 0))
+    header = f'.version {version}\n.target {target}\n.address_size {heads[0]["address_size"]}\n'
+    return header + '\n'.join(bodies)
 
 
 def c_string_lines(text):
@@ -16,26 +82,10 @@ def c_string_lines(text):
         yield '\t"' + esc.replace('\n', '\\n') + '"'
 
 
-def merge(paths):
-    header, parts = None, []
-    for path in paths:
-        with open(path, encoding='ascii') as f:
-            text = f.read()
-        if any(ord(ch) < 32 and ch not in '\t\n' for ch in text):
-            sys.exit(f'{path}: control characters in PTX text')
-        lines = text.splitlines(keepends=True)
-        head = [l.strip() for l in lines if HEADER.match(l)]
-        if header is None:
-            header = head
-            parts.append(text)
-            continue
-        if head != header:
-            sys.exit(f'{path}: header {head} differs from {paths[0]}: {header}')
-        parts.append(''.join(l for l in lines if not HEADER.match(l)))
-    return '\n'.join(parts)
-
-
 def main():
+    if sys.argv[1] == '--print':
+        sys.stdout.write(merge(sys.argv[2:]))
+        return
     out, name, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
     body = '\n'.join(c_string_lines(merge(paths))) or '\t""'
     names = ', '.join(p.rsplit('/', 1)[-1] for p in paths)

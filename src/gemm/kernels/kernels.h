@@ -1,8 +1,9 @@
 /* The shim's device code: PTX text embedded in the library, and the parameter layout of each
  * kernel.  The PTX is written for .version 6.0 / .target sm_50 with none of the sm_80
  * instructions, so one image JIT-compiles on every GPU from Maxwell on, on CUDA 11-era
- * drivers (doc/facts.md, "CUDA versions").  The tensor-core module (KERNEL_FP16_TAIL) is the one exception: .target sm_70,
- * loaded only where there are tensor cores.
+ * drivers (doc/facts.md, "CUDA versions").  The tensor-core modules are the exception:
+ * KERNEL_FP16_TAIL's (.target sm_70), the fused path's Volta kernel (.target sm_70, PTX 6.4)
+ * and Turing kernel (.target sm_75, PTX 6.5), each loaded only where the GPU has them.
  *
  * Matrix operands are described the same way for every kernel (a "view"): element (r, c) of
  * batch item b lives at
@@ -211,6 +212,81 @@ extern const char bf16shim_kernels_tc_ptx[];
 #define KERNEL_SMALL_ROWS_PER_BLOCK_T(n) KERNEL_SMALL_BLOCK(n)
 #define KERNEL_SMALL_ROWS_PER_BLOCK_N(n) KERNEL_SMALL_BLOCK(n)
 #define KERNEL_SMALL_SHMEM(block) ((unsigned)(block) * 128u)
+
+/* ---- Fused path: one kernel that reads bf16 and converts it in registers (issue 28):
+ * fused_tc75.ptx (Turing tensor cores, mma.m16n8k8 with ldmatrix; module
+ * bf16shim_kernels_tc75_ptx, .target sm_75) and fused_tc70.ptx (Volta tensor cores,
+ * mma.m8n8k4; module bf16shim_kernels_tc70_ptx, .target sm_70), one body (fused_tc.ptxi)
+ * with the fragments fused_*.ptxi; they differ only in how a warp multiplies its tiles.
+ * fused_fma.ptx (the CUDA cores, main module) for GPUs without tensor cores. ----
+ * bf16shim_fused_tc75 and bf16shim_fused_tc70
+ *                    (view a, u32 transa, view b, u32 transb, u32 m, u32 n, u32 k,
+ *                     view c, u32 ctype, f32 alpha, f32 beta, u64 alpha_ptr, u64 beta_ptr,
+ *                     u64 bias, u32 bias_type, u32 bias_along, u64 bias_batch_stride,
+ *                     u32 act, u32 group_m)
+ *   For each batch item (gridDim.z): C(i, j) = act(alpha sum_l op(A)(i, l) op(B)(l, j)
+ *   + beta C(i, j) + bias) for i < m, j < n: views, transposes, scalars (device pointer
+ *   mode too), bias, activation and ctype as KERNEL_GEMM_SMALL's (beta == 0 never reads
+ *   C; ctype, bias_type or act out of range reads and writes nothing), k may be 0.
+ *   Launch: blockDim = (KERNEL_FUSED_THREADS, 1, 1) (.reqntid), gridDim = (ceil(m /
+ *   KERNEL_FUSED_TC_M), ceil(n / KERNEL_FUSED_TC_N), batch), no dynamic shared memory.
+ *   Blocks take their tiles in launch order over groups of group_m rows of tiles (0: all),
+ *   each group column by column: the blocks a card runs at once then share a few panels
+ *   of op(A), which stay in the L2 while C goes out through evict-first (.cs) stores; the
+ *   host picks group_m for the least op(A) and op(B) traffic its model of the L2 gives
+ *   (rewrite/fused.c, group_rows).
+ *   A block computes a 128 x 256 tile of C over k in chunks of 32: the bf16 elements of
+ *   the chunk are loaded as stored (16-byte loads along k, 4-byte across, element by
+ *   element at the edges and for unaligned views), the next chunk's while this one is
+ *   multiplied; each row of op(A) and column of op(B) (a "vector") has a capacity, the
+ *   exponent of its largest element so far plus 4 binades, and is scaled by the power of
+ *   two that puts that capacity at fp16's top, 2^15..2^16: its elements are rounded to fp16
+ *   (slice 1), exact for all but tiny ones, nonzero and below 2^-17 once scaled.  A vector
+ *   that outgrows its capacity takes a new one and its outputs' accumulators shrink by
+ *   the same power of two (exact; a drop past 2^-40 flags the vector "left out").  A chunk
+ *   where some vector has tiny elements also multiplies their second slices, rn((x s -
+ *   slice 1) 2^33), exact down to 2^-50 once scaled (below: the vector is flagged), against
+ *   the other operand's first slices, on the tensor cores, from the values already loaded:
+ *   acc = (acc 2^33 + A2 B1) 2^-33 and (acc 2^33 + A1 B2) 2^-33, exact scalings.  Products
+ *   of fp16 values are exact in fp32, so the accumulators hold the sum of every product
+ *   but those of two second slices and of what is in neither slice, each at most 2^-50 and
+ *   2^-41 (in the accumulator's units: the product of the two scales) a product.  The
+ *   epilogue (fused_out.ptxi) removes the scales (exactly, but for the one rounding of a
+ *   result in fp32's subnormal range), and where the row and the column have flags
+ *   compares that bound, k 2^-50 + k 2^-41 per flag, with 2^-28 |acc|: beyond it, the
+ *   output is recomputed from the bf16 inputs as one fp32 fma chain in k order.  The
+ *   argument of KERNEL_FP16_SLICES (2^-28 |t| keeps the README's accuracy bound) applies
+ *   as written.  Nothing comes back to the host and nothing is written but C, once.
+ *   Traffic: op(A) once per column block, op(B) once per row block (a card's L2 serves
+ *   the repeats), C written once (read once with beta != 0), 24 bytes a block of views and
+ *   scalars; more only for recomputed outputs.
+ *   Volta's kernel spills a little (ptxas 12.4: 124 bytes, in the conversion): its
+ *   m8n8k4 accumulators need more registers than Turing's m16n8k8.
+ * bf16shim_fused_fma(the same parameters)
+ *   The same GEMM on the CUDA cores, for Maxwell, Pascal and GTX 16xx: a block computes a
+ *   128 x 128 tile (KERNEL_FUSED_FMA_M, _N; gridDim as above with them) over k in chunks
+ *   of 8, each thread 8 x 8 outputs; the chunk's bf16 elements are loaded as stored (one
+ *   8-byte load of four along k or four across, element by element at the edges and for
+ *   unaligned views), the next chunk's while this one is multiplied, widened to fp32
+ *   (exact) into shared memory, and every output is one fp32 fma chain in k order from
+ *   zero: bit for bit the reference the accuracy contract names, infinities and NaN
+ *   included, with no scales, slices or recompute.  The epilogue is the tensor-core
+ *   kernels' (fused_out.ptxi, with every scale 1).  Two blocks share a multiprocessor:
+ *   .minnctapersm 2 keeps ptxas to 128 registers, and 32 KiB of shared memory a block
+ *   fits twice in the 64 KiB of P100, Maxwell and GTX 16xx.  Traffic as above. */
+extern const char bf16shim_kernels_tc70_ptx[];
+extern const char bf16shim_kernels_tc75_ptx[];
+#define KERNEL_FUSED_TC75 "bf16shim_fused_tc75"
+#define KERNEL_FUSED_TC70 "bf16shim_fused_tc70"
+#define KERNEL_FUSED_FMA "bf16shim_fused_fma"
+#define KERNEL_FUSED_THREADS 256
+#define KERNEL_FUSED_TC_M 128
+#define KERNEL_FUSED_TC_N 256
+#define KERNEL_FUSED_FMA_M 128
+#define KERNEL_FUSED_FMA_N 128
+/* Blocks of a fused kernel that share a multiprocessor (the CUDA cores' kernel: see above;
+ * the tensor-core kernels take all registers and one block fits). */
+#define KERNEL_FUSED_FMA_BLOCKS_PER_SM 2
 
 #define KERNEL_BLOCK 256
 

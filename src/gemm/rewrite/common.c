@@ -274,6 +274,22 @@ struct epilogue_args epilogue_args_of(const struct rewrite_ctx *rc, const struct
 	return e;
 }
 
+struct bias_act bias_act_of(const struct gemm_call *c, int64_t b0, int swap)
+{
+	const struct gemm_epilogue *ep = &c->epilogue;
+	struct bias_act e = {.act = (uint32_t)ep->act};
+
+	if (ep->bias) {
+		e.bias = ep->bias + (uint64_t)(b0 * ep->bias_batch_stride) *
+					    rewrite_elem_size(ep->bias_type);
+		e.bias_stride = (uint64_t)ep->bias_batch_stride;
+		e.bias_type = (uint32_t)rewrite_kernel_type(ep->bias_type);
+		/* Computing C^T turns the output's rows into the kernel's columns. */
+		e.bias_along = (uint32_t)((ep->bias_along != 0) != swap);
+	}
+	return e;
+}
+
 struct view op_a_view(const struct gemm_call *c, int64_t b0, int64_t i0)
 {
 	int n = c->transa == ABI_OP_N;

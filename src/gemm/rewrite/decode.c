@@ -14,27 +14,6 @@
 _Static_assert(KERNEL_SMALL_BLOCK(16) == 256 && KERNEL_SMALL_BLOCK(1) == 32,
 	       "cost.c's cost_decode_block is kernels.h's KERNEL_SMALL_BLOCK");
 
-/* The bias and activation as the kernel takes them (kernels.h), for batch items b0.. */
-struct small_epilogue {
-	uint64_t bias, bias_stride;
-	uint32_t bias_type, bias_along, act;
-};
-
-static struct small_epilogue small_epilogue_of(const struct gemm_call *c, int64_t b0, int swap)
-{
-	const struct gemm_epilogue *ep = &c->epilogue;
-	struct small_epilogue e = {.act = (uint32_t)ep->act};
-	if (ep->bias) {
-		e.bias = ep->bias + (uint64_t)(b0 * ep->bias_batch_stride) *
-					    rewrite_elem_size(ep->bias_type);
-		e.bias_stride = (uint64_t)ep->bias_batch_stride;
-		e.bias_type = (uint32_t)rewrite_kernel_type(ep->bias_type);
-		/* Computing C^T turns the output's rows into the kernel's columns. */
-		e.bias_along = (uint32_t)((ep->bias_along != 0) != swap);
-	}
-	return e;
-}
-
 /* How the kernel writes: the call's C and epilogue, or (splits > 1) kc of k a block row
  * into fp32 partial results, split after split. */
 struct small_out {
@@ -42,7 +21,7 @@ struct small_out {
 	uint32_t c_transposed, ctype, splits, kc;
 	uint64_t split_stride;
 	struct scalars sc;
-	struct small_epilogue ep;
+	struct bias_act ep;
 };
 
 static enum why launch_small(const struct rewrite_ctx *rc, struct view a, uint32_t ta, struct view b,
@@ -107,7 +86,7 @@ enum why rewrite_decode(const struct gemm_call *c, const struct device_facts *de
 		struct view bv = operand_view(c->b, c->ptr_array, b0, c->stride_b, 2, c->ldb, 0, 0);
 		struct view cv = operand_view(c->c, c->ptr_array, b0, c->stride_c, ce, c->ldc, 0, 0);
 		struct small_out o = {cv, (uint32_t)swap, ctype, 1, 0, 0, rc.sc,
-				      small_epilogue_of(c, b0, swap)};
+				      bias_act_of(c, b0, swap)};
 		enum why why;
 
 		if (splits > 1) {

@@ -16,6 +16,8 @@ enum why rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev,
 enum why rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, abi_status *st);
 enum why rewrite_decode(const struct gemm_call *c, const struct device_facts *dev,
 			abi_status *st);
+enum why rewrite_fused(const struct gemm_call *c, const struct device_facts *dev,
+		       abi_status *st);
 
 /* Where c's alpha and beta live (ABI_POINTER_MODE_*), as its backend reads it; -1 if it
  * cannot tell.  A host call, never a GPU synchronisation: for the trace. */

@@ -104,6 +104,14 @@ enum why rewrite_launch_grid(abi_function f, unsigned gx, unsigned gy, unsigned 
 /* bump allocator over the leased scratch, SCRATCH_ALIGN-aligned */
 abi_devptr scratch_take(abi_devptr *next, uint64_t bytes);
 
+/* The bias and activation as the GEMM kernels take them (kernels.h, KERNEL_GEMM_SMALL), for
+ * batch items b0..; swap: the kernel computes C^T, so the bias runs the other way. */
+struct bias_act {
+	uint64_t bias, bias_stride;
+	uint32_t bias_type, bias_along, act;
+};
+struct bias_act bias_act_of(const struct gemm_call *c, int64_t b0, int swap);
+
 /* The parameters of bf16shim_epilogue_f32 (kernels.h): the 15 every epilogue kernel starts
  * with, then the 5 of bias and activation, which bf16shim_epilogue_scaled takes at its end;
  * bf16shim_epilogue_f32 ends with 2 more, its splits and their stride. */

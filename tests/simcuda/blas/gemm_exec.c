@@ -333,7 +333,8 @@ static sim_err run(sim_op *op)
 	}
 	err = SIM_OK;
 out:
-	sim_stats_add(rd, wr, 0, 1);
+	sim_stats_add(&(sim_stats){.bytes_read = rd, .bytes_written = wr, .gemms = 1,
+				   .dram_read = rd, .dram_written = wr});
 	free(ab);
 	free(bb);
 	return err;

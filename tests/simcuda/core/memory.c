@@ -52,11 +52,17 @@ static size_t nresv, cap_resv;
 static sim_stats stats;
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Where the range is asked for: the same device addresses from run to run (address space
+ * layout randomisation would move them), which the L2 model's choice of a sector's set
+ * (ptx/l2.c) and so the DRAM counters depend on.  A hint only: where the kernel puts the
+ * range elsewhere, it is used there. */
+#define RESERVE_HINT 0x500000000000ull
+
 static void mem_init(void)
 {
 	/* Smaller reservations for hosts that refuse a large one (valgrind does). */
 	for (uint64_t bytes = RESERVE_BYTES; bytes >= (256ull << 20); bytes /= 4) {
-		void *p = mmap(NULL, bytes, PROT_NONE,
+		void *p = mmap((void *)(uintptr_t)RESERVE_HINT, bytes, PROT_NONE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
 			continue;
@@ -544,13 +550,17 @@ void sim_stats_get(sim_stats *out)
 	pthread_mutex_unlock(&stats_lock);
 }
 
-void sim_stats_add(uint64_t rd, uint64_t wr, uint64_t launches, uint64_t gemms)
+void sim_stats_add(const sim_stats *d)
 {
 	pthread_mutex_lock(&stats_lock);
-	stats.bytes_read += rd;
-	stats.bytes_written += wr;
-	stats.kernel_launches += launches;
-	stats.gemms += gemms;
+	stats.bytes_read += d->bytes_read;
+	stats.bytes_written += d->bytes_written;
+	stats.kernel_launches += d->kernel_launches;
+	stats.gemms += d->gemms;
+	stats.dram_read += d->dram_read;
+	stats.dram_written += d->dram_written;
+	stats.warp_instructions += d->warp_instructions;
+	stats.mma_instructions += d->mma_instructions;
 	pthread_mutex_unlock(&stats_lock);
 }
 

@@ -363,7 +363,10 @@ static atomic_uint_least64_t grids_launched;
 static sim_err launch_run(sim_op *op)
 {
 	struct launch_op *lo = (struct launch_op *)op;
-	ptx_mem mem = {.map = map_global, .ctx = NULL, .try_map = try_map_global};
+	const sim_device *d = sim_device_get(lo->f->module->device);
+	ptx_mem mem = {.map = map_global, .ctx = NULL, .try_map = try_map_global,
+		       .l2_bytes = d ? (uint64_t)d->l2_bytes : 0,
+		       .resident_blocks = d ? (uint32_t)d->sm_count : 0};
 	ptx_launch_stats st = {0};
 	char err[512];
 	ptx_status ps;
@@ -371,14 +374,18 @@ static sim_err launch_run(sim_op *op)
 	if (!sim_compute_enabled()) {
 		/* SIMCUDA_COMPUTE=0: sizes the interpreter could not get through; the launch
 		 * was validated and is counted, its bytes are not. */
-		sim_stats_add(0, 0, 1, 0);
+		sim_stats_add(&(sim_stats){.kernel_launches = 1});
 		return SIM_OK;
 	}
 	/* %gridid: the grid's launch number in its context (PTX ISA 10.10), one count for the
 	 * process here (a program's contexts are few and never told apart by it). */
 	ps = ptx_launch_grid(atomic_fetch_add(&grids_launched, 1) + 1, lo->f->kernel, lo->grid,
 			     lo->block, lo->shmem, lo->params, &mem, &st, err, sizeof err);
-	sim_stats_add(st.global_bytes_read, st.global_bytes_written, 1, 0);
+	sim_stats_add(&(sim_stats){.bytes_read = st.global_bytes_read,
+				   .bytes_written = st.global_bytes_written, .kernel_launches = 1,
+				   .dram_read = st.dram_read, .dram_written = st.dram_written,
+				   .warp_instructions = st.warp_instructions,
+				   .mma_instructions = st.mma_instructions});
 	if (ps == PTX_OK)
 		return SIM_OK;
 	fprintf(stderr, "simcuda: kernel %s failed: %s\n", lo->f->name, err);

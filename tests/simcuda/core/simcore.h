@@ -187,12 +187,17 @@ SIM_API sim_err sim_mem_unmap_at(uint64_t addr);
 SIM_API sim_err sim_mem_charge(int device, long long bytes);
 
 /* Traffic counters, for deterministic benchmarks: every GEMM and kernel adds the device
- * bytes it reads and writes; kernels add one launch. */
+ * bytes it reads and writes; kernels add one launch.  dram_read and dram_written: the bytes
+ * device memory would see: a kernel's through the L2 model of its device (ptx/l2.c), a GEMM
+ * computed here its operands once (what it must move).  warp_instructions and
+ * mma_instructions: what the kernels issued, a warp at a time, and of those the warp-level
+ * matrix products (mma, wmma.mma); GEMMs computed here add none. */
 typedef struct sim_stats {
 	uint64_t bytes_read, bytes_written, kernel_launches, gemms;
+	uint64_t dram_read, dram_written, warp_instructions, mma_instructions;
 } sim_stats;
 SIM_API void sim_stats_get(sim_stats *out);
-SIM_API void sim_stats_add(uint64_t rd, uint64_t wr, uint64_t launches, uint64_t gemms);
+SIM_API void sim_stats_add(const sim_stats *delta);
 /* SIMCUDA_COMPUTE=0: GEMMs check bounds and count bytes but skip arithmetic; kernel
  * launches are validated and counted but not executed (lets memory tests run at sizes the
  * CPU could not compute). */

@@ -72,6 +72,7 @@ static void start_block(pblock *b)
 	memset(b->barmask, 0, 16 * b->nwarps * sizeof(uint32_t));
 	b->bar_active = 0;
 	b->live_threads = b->nthreads;
+	b->running = 1;
 	ptx__async_reset(b);
 	for (uint32_t i = 0; i < b->nwarps; i++) {
 		pwarp *w = &b->warps[i];
@@ -99,6 +100,102 @@ static void start_block(pblock *b)
  * here it follows the block's own shared memory after as many bytes again, never mapped,
  * so that user code that runs past its shared memory still faults (ptx__mem). */
 #define SMEM_UNIT_SM80 128
+
+/* A block slot's own memory: registers, warps, call stacks, barrier masks, shared and local
+ * memory; its warps set up once (their constants filled).  0, or PTX_ENOMEM. */
+static int slot_alloc(pblock *b, const pblock *proto)
+{
+	const ptx_kernel *k = proto->k;
+	const ptx_module *m = proto->m;
+	size_t regbytes = (size_t)proto->nwarps * k->nslots * WARP * sizeof(uint64_t);
+
+	*b = *proto;
+	b->regs = calloc(1, regbytes ? regbytes : 8);
+	b->warps = calloc(b->nwarps, sizeof(pwarp));
+	b->stack = calloc((size_t)b->nwarps * WARP * MAX_CALL_DEPTH * 2, sizeof(uint32_t));
+	b->barmask = calloc(16 * (size_t)b->nwarps, sizeof(uint32_t));
+	b->shared = calloc(1, b->shared_size ? b->shared_size : 1);
+	b->local = calloc(1, (size_t)b->nthreads * b->lsize + 1);
+	if (!b->regs || !b->warps || !b->stack || !b->barmask || !b->shared || !b->local)
+		return PTX_ENOMEM;
+	for (uint32_t i = 0; i < b->nwarps; i++) {
+		pwarp *w = &b->warps[i];
+		w->regs = b->regs + (size_t)i * k->nslots * WARP;
+		w->b = b;
+		w->id = i;
+		w->retpc = b->stack + (size_t)i * WARP * MAX_CALL_DEPTH * 2;
+		w->retcall = w->retpc + WARP * MAX_CALL_DEPTH;
+		for (uint32_t r = 0; r < k->nreach; r++) {
+			const pfunc *f = &m->funcs[k->reach[r]];
+			uint64_t *base = w->regs + ((size_t)k->fbase[k->reach[r]] + f->ngpr + f->nsreg) * WARP;
+			for (uint32_t c = 0; c < f->nconst; c++)
+				fill(base + (size_t)c * WARP, const_value(k, &f->consts[c]));
+		}
+	}
+	return 0;
+}
+
+static void slot_free(pblock *b)
+{
+	ptx__async_free(b);
+	free(b->regs);
+	free(b->warps);
+	free(b->stack);
+	free(b->barmask);
+	free(b->shared);
+	free(b->local);
+}
+
+/* Gives slot b block number i of the grid (x fastest). */
+static void slot_start(pblock *b, uint64_t i)
+{
+	b->ctaid[0] = (unsigned)(i % b->grid[0]);
+	b->ctaid[1] = (unsigned)(i / b->grid[0] % b->grid[1]);
+	b->ctaid[2] = (unsigned)(i / ((uint64_t)b->grid[0] * b->grid[1]));
+	start_block(b);
+}
+
+/* Runs the grid's blocks in launch order, up to `slots` of them resident at once taking
+ * turns from one barrier to the next (as a card's multiprocessors run their blocks side
+ * by side), or one after another to the end when slots is 1.  The step limit holds for
+ * the launch as a whole. */
+static ptx_status run_grid(pblock *slot, uint32_t slots, uint64_t blocks, uint64_t *steps,
+			   uint64_t *warp_steps, uint64_t *mma_steps)
+{
+	uint64_t next = 0, limit = slot[0].step_limit;
+	uint32_t live = 0;
+	int st = PTX_OK;
+
+	for (uint32_t s = 0; s < slots; s++) {
+		slot[s].turns = slots > 1;
+		if (next < blocks) {
+			slot_start(&slot[s], next++);
+			live++;
+		}
+	}
+	while (live && st == PTX_OK) {
+		for (uint32_t s = 0; s < slots && st == PTX_OK; s++) {
+			pblock *b = &slot[s];
+			if (!b->running)
+				continue;
+			b->steps = b->warp_steps = b->mma_steps = 0;
+			b->step_limit = limit - *steps;
+			st = ptx__run_block(b);
+			*steps += b->steps;
+			*warp_steps += b->warp_steps;
+			*mma_steps += b->mma_steps;
+			if (st == PTX_TURN) {
+				st = PTX_OK;
+			} else if (st == PTX_OK && next < blocks) {
+				slot_start(b, next++);
+			} else if (st == PTX_OK) {
+				b->running = 0;
+				live--;
+			}
+		}
+	}
+	return (ptx_status)st;
+}
 
 ptx_status ptx_launch(const ptx_kernel *k, const unsigned grid[3], const unsigned block[3],
 		      unsigned dyn_shmem, void **params, const ptx_mem *mem,
@@ -136,85 +233,75 @@ ptx_status ptx_launch_grid(uint64_t gridid, const ptx_kernel *k, const unsigned 
 	}
 
 	const ptx_module *m = k->m;
-	pblock b;
-	memset(&b, 0, sizeof(b));
-	b.k = k;
-	b.m = m;
-	b.code = m->code;
-	b.mem = mem;
-	memcpy(b.grid, grid, sizeof(b.grid));
-	memcpy(b.block, block, sizeof(b.block));
-	b.nthreads = block[0] * block[1] * block[2];
-	b.nwarps = (b.nthreads + WARP - 1) / WARP;
-	b.shared_size = (uint32_t)shared;
-	b.user_shared = (uint32_t)user;
-	b.reserved_begin = (uint32_t)reserved;
-	b.gridid = gridid;
-	b.dyn_shmem = dyn_shmem;
-	b.lsize = k->local_size;
-	b.param_bytes = k->param_bytes;
-	b.stats = stats;
-	b.step_limit = m->step_limit;
-	b.err = err;
-	b.errlen = errlen;
-	b.clen = 0;
-	b.cbase = ~0ull;
+	struct pl2 *l2 = NULL;
+	pblock proto;
+	memset(&proto, 0, sizeof(proto));
+	proto.k = k;
+	proto.m = m;
+	proto.code = m->code;
+	proto.mem = mem;
+	memcpy(proto.grid, grid, sizeof(proto.grid));
+	memcpy(proto.block, block, sizeof(proto.block));
+	proto.nthreads = block[0] * block[1] * block[2];
+	proto.nwarps = (proto.nthreads + WARP - 1) / WARP;
+	proto.shared_size = (uint32_t)shared;
+	proto.user_shared = (uint32_t)user;
+	proto.reserved_begin = (uint32_t)reserved;
+	proto.gridid = gridid;
+	proto.dyn_shmem = dyn_shmem;
+	proto.lsize = k->local_size;
+	proto.param_bytes = k->param_bytes;
+	proto.stats = stats;
+	proto.step_limit = m->step_limit;
+	proto.err = err;
+	proto.errlen = errlen;
+	proto.clen = 0;
+	proto.cbase = ~0ull;
+	proto.l2 = &l2;
 
-	if ((uint64_t)b.nthreads * b.lsize > MAX_LOCAL_TOTAL)
+	if ((uint64_t)proto.nthreads * proto.lsize > MAX_LOCAL_TOTAL)
 		return fail(err, errlen, PTX_ENOMEM, "%u bytes of local memory per thread is too much "
-			    "for %u threads", b.lsize, b.nthreads);
-	size_t regbytes = (size_t)b.nwarps * k->nslots * WARP * sizeof(uint64_t);
-	if ((uint64_t)b.nwarps * k->nslots * WARP * sizeof(uint64_t) > MAX_REGFILE_BYTES)
+			    "for %u threads", proto.lsize, proto.nthreads);
+	if ((uint64_t)proto.nwarps * k->nslots * WARP * sizeof(uint64_t) > MAX_REGFILE_BYTES)
 		return fail(err, errlen, PTX_ENOMEM, "register file too large", 0, 0);
+	/* Resident blocks side by side where the L2 model counts the DRAM traffic (their order
+	 * is what it sees); else one at a time, which no other counter can tell apart.  A
+	 * kernel's .minnctapersm multiplies them: the blocks ptxas must fit on a
+	 * multiprocessor by registers (which the interpreter does not know; without it, one). */
+	uint64_t blocks = (uint64_t)grid[0] * grid[1] * grid[2];
+	uint32_t per_sm = m->funcs[k->func].minnctapersm, slots = 1;
+	if (stats && mem->l2_bytes && mem->resident_blocks > 0)
+		slots = mem->resident_blocks * (per_sm > 1 && per_sm <= 32 ? per_sm : 1);
+	slots = blocks < slots ? (uint32_t)blocks : slots;
 	uint8_t *pbuf = calloc(1, k->param_bytes ? k->param_bytes : 1);
-	uint64_t *regs = calloc(1, regbytes ? regbytes : 8);
-	pwarp *warps = calloc(b.nwarps, sizeof(pwarp));
-	uint32_t *stack = calloc((size_t)b.nwarps * WARP * MAX_CALL_DEPTH * 2, sizeof(uint32_t));
-	uint32_t *barmask = calloc(16 * (size_t)b.nwarps, sizeof(uint32_t));
-	b.shared = calloc(1, shared ? shared : 1);
-	b.local = calloc(1, (size_t)b.nthreads * b.lsize + 1);
-	if (!pbuf || !regs || !warps || !stack || !barmask || !b.shared || !b.local) {
+	pblock *slot = calloc(slots, sizeof(pblock));
+	uint32_t made = 0;
+	uint64_t steps = 0, warp_steps = 0, mma_steps = 0;
+	if (!pbuf || !slot) {
 		st = fail(err, errlen, PTX_ENOMEM, "out of memory for the launch", 0, 0);
 		goto out;
 	}
 	for (uint32_t i = 0; i < k->nparams; i++)
 		memcpy(pbuf + k->param_off[i], params[i], k->param_size[i]);
-	b.params = pbuf;
-	b.warps = warps;
-	b.barmask = barmask;
-	for (uint32_t i = 0; i < b.nwarps; i++) {
-		pwarp *w = &warps[i];
-		w->regs = regs + (size_t)i * k->nslots * WARP;
-		w->b = &b;
-		w->id = i;
-		w->retpc = stack + (size_t)i * WARP * MAX_CALL_DEPTH * 2;
-		w->retcall = w->retpc + WARP * MAX_CALL_DEPTH;
-		for (uint32_t r = 0; r < k->nreach; r++) {
-			const pfunc *f = &m->funcs[k->reach[r]];
-			uint64_t *base = w->regs + ((size_t)k->fbase[k->reach[r]] + f->ngpr + f->nsreg) * WARP;
-			for (uint32_t c = 0; c < f->nconst; c++)
-				fill(base + (size_t)c * WARP, const_value(k, &f->consts[c]));
+	proto.params = pbuf;
+	for (; made < slots; made++)
+		if (slot_alloc(&slot[made], &proto)) {
+			st = fail(err, errlen, PTX_ENOMEM, "out of memory for the launch", 0, 0);
+			made++;
+			goto out;
 		}
+	st = run_grid(slot, slots, blocks, &steps, &warp_steps, &mma_steps);
+	if (stats) {
+		stats->instructions += steps;
+		stats->warp_instructions += warp_steps;
+		stats->mma_instructions += mma_steps;
+		ptx__l2_end(&l2, stats);
 	}
-	for (unsigned z = 0; z < grid[2] && !st; z++)
-		for (unsigned y = 0; y < grid[1] && !st; y++)
-			for (unsigned x = 0; x < grid[0] && !st; x++) {
-				b.ctaid[0] = x;
-				b.ctaid[1] = y;
-				b.ctaid[2] = z;
-				start_block(&b);
-				st = (ptx_status)ptx__run_block(&b);
-			}
-	if (stats)
-		stats->instructions += b.steps;
 out:
-	ptx__async_free(&b);
+	for (uint32_t i = 0; slot && i < made; i++)
+		slot_free(&slot[i]);
+	free(slot);
 	free(pbuf);
-	free(regs);
-	free(warps);
-	free(stack);
-	free(barmask);
-	free(b.shared);
-	free(b.local);
 	return st;
 }
+

@@ -82,15 +82,13 @@ static int x_atom(pwarp *w, const pinsn *in, uint32_t m)
 		uint64_t a = A[l] + (uint64_t)in->off;
 		if (in->flags & F_ADDR32)
 			a = (uint32_t)a;
-		uint8_t *p = ptx__mem(w, in, (int)l, in->space, a, sz, 1, &st);
+		uint8_t *p = ptx__mem(w, in, (int)l, in->space, a, sz, MEM_RMW, &st);
 		if (!p)
 			return st;
 		int global = in->space == SP_GLOBAL ||
 			     (in->space == SP_GENERIC && a - SHARED_BASE >= WINDOW_SIZE);
 		uint64_t old = 0;
 		memcpy(&old, p, sz);
-		if (w->b->stats && global)
-			w->b->stats->global_bytes_read += sz;
 		uint64_t nv = apply(in, old, B[l], C[l], global);
 		memcpy(p, &nv, sz);
 		if (d)

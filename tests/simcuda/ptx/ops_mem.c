@@ -30,6 +30,9 @@ uint8_t *ptx__mem(pwarp *w, const pinsn *in, int lane, int space, uint64_t addr,
 		}
 	}
 	const char *what = write ? "store" : "load";
+	int rmw = write == MEM_RMW;
+
+	write = write != 0;
 	if (addr & (size - 1)) {
 		*st = ptx__fault(w, in, lane, PTX_EMISALIGNED,
 				 "misaligned address: %s %s of %u bytes at 0x%llx",
@@ -69,8 +72,13 @@ uint8_t *ptx__mem(pwarp *w, const pinsn *in, int lane, int space, uint64_t addr,
 		if (b->stats) {
 			if (write)
 				b->stats->global_bytes_written += size;
-			else
+			if (!write || rmw)
 				b->stats->global_bytes_read += size;
+			int how = rmw ? L2_READ | L2_WRITE : write ? L2_WRITE : L2_READ;
+			if ((in->op == OP_ld || in->op == OP_st || in->op == OP_ldu) &&
+			    in->mode == MEM_STREAM)
+				how |= L2_STREAM;
+			ptx__l2_access(b, addr, size, how);
 		}
 		return base;
 	}
@@ -166,15 +174,18 @@ static int x_nop(pwarp *w, const pinsn *in, uint32_t m)
 }
 
 /* Qualifiers that only matter for caching and memory ordering between devices. */
-/* The hints; 1 when .L2::cache_hint asks for a cache-policy operand after the others. */
-static int take_hints(pdec *D)
+/* The hints; 1 when .L2::cache_hint asks for a cache-policy operand after the others.
+ * *stream: .cs, "cache streaming, likely to be accessed once", whose lines the caches
+ * allocate evict-first (PTX ISA, "Cache Operators"): the L2 model honours it. */
+static int take_hints(pdec *D, int *stream)
 {
 	static const uint16_t hints[] = { W_weak, W_volatile, W_relaxed, W_acquire, W_release,
 					  W_mmio, W_cta, W_gpu, W_sys, W_ca, W_cg, W_cs, W_lu, W_cv,
 					  W_wb, W_wt, W_cachehint, W_nc, W_L1, W_L2, W_evict };
+	*stream = 0;
 	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
 		while (dx_take(D, hints[i]))
-			;
+			*stream |= hints[i] == W_cs;
 	return dx_take(D, W_cache_hint);
 }
 
@@ -235,7 +246,7 @@ int ptx__dec_mem(pdec *D)
 		return ptx__dec_cvta(D);
 	if (op == OP_createpolicy || op == OP_applypriority || op == OP_discard)
 		return dec_hint_ops(D);
-	int hint = take_hints(D);
+	int stream, hint = take_hints(D, &stream);
 	int space = dx_take_space(D);
 	if (op == OP_prefetch || op == OP_prefetchu) {
 		if (dx_ntypes(D) || dx_nops(D, 1, 1) || dx_addr(D, 0) < -1)
@@ -254,6 +265,7 @@ int ptx__dec_mem(pdec *D)
 		return dx_bad(D);
 	in->t = (uint8_t)t;
 	in->vec = (uint8_t)vec;
+	in->mode = (uint8_t)(stream ? MEM_STREAM : 0);
 	int ld = op != OP_st;
 	int ai = ld ? 1 : 0, vi = ld ? 0 : 1;
 	int symspace = dx_addr(D, ai);

@@ -65,8 +65,10 @@ int ptx__x_mx(pwarp *w, const pinsn *in, uint32_t m)
 	int st = ptx__warp_aligned(w, in, m);
 	if (!st && x->sparse)
 		st = ptx__mx_sparse_check(w, in, x);
-	if (!st)
+	if (!st) {
 		ptx__mx_exec(w, x);
+		w->b->mma_steps++;
+	}
 	return st;
 }
 

@@ -169,7 +169,9 @@ static int param_list(pparse *P, uint32_t fi, int is_ret)
 /* Performance-tuning directives between a header and its body. */
 static int tuning(pparse *P, pfunc *f, ptok t)
 {
-	uint32_t *dst = lx_is(t, ".maxntid") ? f->maxntid : lx_is(t, ".reqntid") ? f->reqntid : NULL;
+	uint32_t *dst = lx_is(t, ".maxntid") ? f->maxntid : lx_is(t, ".reqntid") ? f->reqntid :
+			lx_is(t, ".minnctapersm") ? &f->minnctapersm : NULL;
+	int dims = lx_is(t, ".minnctapersm") ? 1 : 3;
 	if (lx_is(t, ".noreturn")) {
 		f->noreturn = 1;
 		return 0;
@@ -190,13 +192,13 @@ static int tuning(pparse *P, pfunc *f, ptok t)
 		uint64_t v;
 		if (ptx__parse_uint(P, &v))
 			return -1;
-		if (dst && i < 3)
+		if (dst && i < dims)
 			dst[i] = (uint32_t)(v > 0xffffffffu ? 0xffffffffu : v);
 		if (!lx_punct(lx_peek(&P->L), ','))
 			break;
 		lx_next(&P->L);
 	}
-	if (dst)
+	if (dst && dims == 3)
 		for (int i = 0; i < 3; i++)
 			if (!dst[i])
 				dst[i] = 1;

@@ -99,12 +99,25 @@ typedef struct ptx_mem {
 	/* Optional (may be NULL): like map, but silent when the range is invalid.  The
 	 * interpreter uses it to map the span of a whole warp's accesses at once. */
 	void *(*try_map)(void *ctx, uint64_t addr, size_t bytes, int write);
+	/* Bytes of the L2 cache in front of global memory, for the DRAM counters below
+	 * (l2.c); 0: no cache, every access counts. */
+	uint64_t l2_bytes;
+	/* With an L2: how many blocks run side by side, taking turns at barriers, in launch
+	 * order (a card's multiprocessors, times a kernel's .minnctapersm); 0 or 1: one after
+	 * another. */
+	uint32_t resident_blocks;
 } ptx_mem;
 
-/* Added to (never reset) by ptx_launch; instructions counts thread-instructions, one per
- * lane of the group that issued an instruction. */
+/* Added to (never reset) by ptx_launch.  global_bytes_*: every global access, as the
+ * kernel makes it; instructions: thread-instructions, one per lane of the group that issued
+ * an instruction.  dram_*: what device memory sees behind the L2 model (ptx_mem.l2_bytes):
+ * sectors fetched, sectors written back.  warp_instructions: instructions issued, one per
+ * group of lanes at one pc (predicated off or not), as a warp scheduler issues them;
+ * mma_instructions: those that were warp-level matrix products (mma, wmma.mma). */
 typedef struct ptx_launch_stats {
 	uint64_t global_bytes_read, global_bytes_written, instructions;
+	uint64_t dram_read, dram_written;
+	uint64_t warp_instructions, mma_instructions;
 } ptx_launch_stats;
 
 /* params: as cuLaunchKernel's kernelParams (params[i] points at the i-th argument value).

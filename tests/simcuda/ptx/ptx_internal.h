@@ -250,6 +250,7 @@ typedef struct pfunc {
 	uint32_t *callees;
 	uint32_t ncallees, callee_cap;
 	uint32_t maxntid[3], reqntid[3];
+	uint32_t minnctapersm;       /* .minnctapersm, 0 if absent */
 } pfunc;
 
 typedef struct psym {
@@ -353,6 +354,12 @@ typedef struct pblock {
 	int cwrite;
 	ptx_launch_stats *stats;
 	uint64_t steps, step_limit;
+	uint64_t warp_steps, mma_steps; /* warp instructions issued; of those, mma and wmma.mma */
+	struct pl2 **l2;              /* the launch's L2 model (l2.c), shared by its blocks */
+	uint64_t *regs;               /* the slot's registers, call stacks (launch.c) */
+	uint32_t *stack;
+	uint8_t turns;                /* return PTX_TURN at each barrier release (launch.c) */
+	uint8_t running;              /* the slot holds a block that has not finished */
 	char *err;
 	size_t errlen;
 	struct pasync *async;         /* cp.async and mbarrier state, NULL until used (ops_async.c) */
@@ -462,12 +469,24 @@ int ptx__sreg_check(pdec *D, int sreg);
 /* -------------------------------------------------------------- runtime */
 int ptx__fault(pwarp *w, const pinsn *in, int lane, ptx_status st, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
-/* Host pointer for an access of size bytes at addr in space; NULL after reporting. */
+/* Host pointer for an access of size bytes at addr in space; NULL after reporting.
+ * write: 0 a load, 1 a store, MEM_RMW an atomic (reads, then writes). */
+#define MEM_RMW 2
 uint8_t *ptx__mem(pwarp *w, const pinsn *in, int lane, int space, uint64_t addr,
 		  uint32_t size, int write, int *st);
+/* The L2 model (l2.c): a global access of size bytes at addr (L2_READ, L2_WRITE or both)
+ * adds to the launch's DRAM counters; ptx__l2_end writes back what is dirty and frees it. */
+enum { L2_READ = 1, L2_WRITE = 2, L2_STREAM = 4 };
+/* pinsn.mode of ld and st: .cs, cached evict-first. */
+#define MEM_STREAM 1
+void ptx__l2_access(pblock *b, uint64_t addr, uint32_t size, int how);
+void ptx__l2_end(struct pl2 **l2, ptx_launch_stats *st);
 /* Maps the union of a warp's global accesses once, so lanes hit the cache. */
 void ptx__mem_prefetch(pwarp *w, int space, const uint64_t *addr, int64_t off, uint32_t m,
 		       uint32_t size, int addr32, int write);
+/* Runs the block to its end (PTX_OK), a fault, or with b->turns its next barrier release
+ * (PTX_TURN: call again to go on). */
+#define PTX_TURN 1000
 int ptx__run_block(pblock *b);
 /* .sync.aligned warp-wide instructions: 0 when all 32 lanes execute it, else the launch
  * fails naming the lanes that do not. */

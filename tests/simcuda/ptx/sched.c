@@ -360,6 +360,7 @@ static int run_warp(pwarp *w)
 			m = in->gneg ? m & ~g : g;
 		}
 		b->steps += (uint64_t)__builtin_popcount(w->mask);
+		b->warp_steps++;
 		if (b->steps > b->step_limit)
 			return ptx__fault(w, in, __builtin_ctz(w->mask), PTX_ETRAP,
 					  "instruction limit of %llu exceeded",
@@ -456,6 +457,7 @@ int ptx__run_block(pblock *b)
 	for (;;) {
 		int ran = 0, stalled = 1;
 		b->progress = 0;
+		int released = 0;
 		for (uint32_t i = 0; i < b->nwarps; i++) {
 			pwarp *w = &b->warps[i];
 			if (!w->mask)
@@ -465,15 +467,22 @@ int ptx__run_block(pblock *b)
 			if (st)
 				return st;
 			stalled &= b->stalled;
-			if (b->bar_active && check_barriers(b))
+			if (b->bar_active && check_barriers(b)) {
 				stalled = 0;
+				released = 1;
+			}
 		}
 		if (ran && stalled && !b->progress)
 			return mbarrier_deadlock(b);
+		if (released && b->turns)
+			return PTX_TURN;
 		if (ran)
 			continue;
-		if (b->bar_active && check_barriers(b))
+		if (b->bar_active && check_barriers(b)) {
+			if (b->turns)
+				return PTX_TURN;
 			continue;
+		}
 		if (!b->live_threads)
 			return PTX_OK;
 		return deadlock(b);

@@ -100,7 +100,7 @@ static void *tmem_try_map(void *ctx, uint64_t addr, size_t bytes, int write)
 
 static ptx_mem tmem_iface(tmem *t, int with_try)
 {
-	ptx_mem m = { tmem_map, t, with_try ? tmem_try_map : NULL };
+	ptx_mem m = { .map = tmem_map, .ctx = t, .try_map = with_try ? tmem_try_map : NULL };
 	return m;
 }
 

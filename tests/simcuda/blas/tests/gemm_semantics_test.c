@@ -135,6 +135,11 @@ static void traffic(int compute)
 	CHECK_INT(s1.gemms - s0.gemms, 1);
 	CHECK_INT(s1.bytes_read - s0.bytes_read, 76 + 80 + 48);
 	CHECK_INT(s1.bytes_written - s0.bytes_written, 48);
+	/* Device memory sees the same bytes: a GEMM computed here moves its operands once. */
+	CHECK_INT(s1.dram_read - s0.dram_read, 76 + 80 + 48);
+	CHECK_INT(s1.dram_written - s0.dram_written, 48);
+	CHECK_INT(s1.warp_instructions - s0.warp_instructions, 0);
+	CHECK_INT(s1.mma_instructions - s0.mma_instructions, 0);
 	CHECK_DBL(((float *)dev_host(dC, 48))[0], compute ? 12 : 7);
 	/* beta == 0: C is not read. */
 	sim_stats_get(&s0);
@@ -142,6 +147,7 @@ static void traffic(int compute)
 		     CUBLAS_STATUS_SUCCESS);
 	sim_stats_get(&s1);
 	CHECK_INT(s1.bytes_read - s0.bytes_read, 76 + 80);
+	CHECK_INT(s1.dram_read - s0.dram_read, 76 + 80);
 	CHECK_DBL(((float *)dev_host(dC, 48))[0], compute ? 5 : 7);
 }
 
