@@ -60,5 +60,16 @@ int main(void)
 			fprintf(stderr, "FAIL: '%s' taken by sm_50\n", probes[i]);
 			bad = 1;
 		}
+	/* A kernel header whose attributes follow a long parameter list (cuSOLVER's: the
+	 * words of the list once crowded .explicitcluster out of the statement). */
+	static const char header[] =
+		".visible .entry k(.param .u64 a0, .param .u64 a1, .param .u64 a2, .param .u64 a3, "
+		".param .u64 a4, .param .u64 a5, .param .u64 a6, .param .u64 a7, .param .u64 a8, "
+		".param .align 8 .b8 a9[64]) .explicitcluster .reqnctapercluster 1, 1, 1";
+	struct ptx_isa_need need;
+	if (ptx_isa_takes(75, 90, header, strlen(header), &need) || need.sm != 90) {
+		fprintf(stderr, "FAIL: a long kernel header's .explicitcluster taken by sm_75\n");
+		bad = 1;
+	}
 	return bad;
 }

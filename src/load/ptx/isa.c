@@ -198,6 +198,7 @@ static const isa_row rows[] = {
 static const isa_row any_rows[] = {
 	{ NULL, "bf16|bf16x2", 80, 70, "5.2.1", "cvt.rn.bf16.f32 %h1, %f1;", "" },
 	{ NULL, "b128", 70, 83, "5.2.1", "mov.b128 %q1, {%rd1, %rd2};", ".reg .b128 %q1;" },
+	{ NULL, "b128 sys", 70, 84, "9.7.9.8", "ld.relaxed.sys.global.b128 %q1, [%rd1];", ".reg .b128 %q1;" },
 	{ NULL, "noreturn", 0, 64, "11.4.4", ".extern .func stop() .noreturn;", "" },
 	{ NULL, "explicitcluster|reqnctapercluster|maxclusterrank", 90, 78, "11.4.7-9", NULL, NULL },
 	{ NULL, "blocksareclusters", 90, 90, "11.4.10", NULL, NULL },
@@ -257,6 +258,14 @@ static size_t skip(const char *s, size_t n, size_t i)
 	return i;
 }
 
+static int has_word(const stmt *t, const char *w, size_t len)
+{
+	for (int k = 1; k < t->nw; k++)
+		if (t->wl[k] == len && !memcmp(t->w[k], w, len))
+			return 1;
+	return 0;
+}
+
 /* The opcode's words; for a directive, its name and then the words of the rest, which
  * hold its types and attributes (".global .attribute(.managed) .u32 x" -> ".global",
  * "attribute", "managed", "u32", "x"). */
@@ -280,15 +289,22 @@ static void split(const char *s, size_t n, stmt *t)
 		t->w[0] = s + b;
 		t->wl[0] = i - b;
 		t->nw = 1;
-		for (; i < n && t->nw < MAX_WORDS; i++) {
-			if (!word_char(s[i]))
+		/* A kernel's parameter list can be long, and the attributes the table knows
+		 * (.explicitcluster, .reqnctapercluster) come after it: in parentheses only the
+		 * words after a '.' (types, state spaces, attributes) count, each once. */
+		for (int depth = 0; i < n && t->nw < MAX_WORDS; i++) {
+			if (!word_char(s[i])) {
+				depth += s[i] == '(' ? 1 : s[i] == ')' && depth ? -1 : 0;
 				continue;
+			}
 			size_t e = i;
 			while (e < n && word_char(s[e]))
 				e++;
-			t->w[t->nw] = s + i;
-			t->wl[t->nw++] = e - i;
-			i = e;
+			if (!depth || (s[i - 1] == '.' && !has_word(t, s + i, e - i))) {
+				t->w[t->nw] = s + i;
+				t->wl[t->nw++] = e - i;
+			}
+			i = e - 1;   /* the loop's step lands on the character after the word */
 		}
 		return;
 	}
