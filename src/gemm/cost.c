@@ -216,6 +216,63 @@ static double fused_blocks(const struct cost_gemm *g, int64_t tile_n)
 	       (double)(g->n / tile_n + (g->n % tile_n != 0)) * (double)g->batch;
 }
 
+/* The fused path with k split s ways (1: not split): one kernel (and the epilogue, with a
+ * split k).  The operands read as stored (a card's L2 serves a tile's repeated reads:
+ * bench/traffic.sh measures device memory's bytes through the simulator's L2), C written
+ * once, the multiply-adds of whole tiles (a tile's rows past m and columns past n cost the
+ * same) at COST_FUSED_EFFICIENCY of the rate of the units the kernel runs on: the tensor
+ * cores, or the CUDA cores' fp32 fma.  Split, the kernel runs s grids' worth of blocks
+ * over k / s each and writes fp32 partial results, which the epilogue reads, adding them,
+ * and finishes C. */
+static void fused(const struct cost_device *d, const struct cost_gemm *g, uint32_t s,
+		  struct cost_estimate *e)
+{
+	double m = (double)g->m, n = (double)g->n, k = (double)g->k, b = (double)g->batch;
+	double mk = b * m * k, kn = b * k * n, mn = b * m * n, cs = g->c_bytes;
+	int cuda_cores = cost_fused_kernel(d->sm, d->tensor_cores) == COST_FUSED_FMA;
+	double tile_n = cuda_cores ? 128 : 256, blocks = fused_blocks(g, (int64_t)tile_n);
+	double rate = (cuda_cores ? cost_fp32_rate(d) : cost_tensor_rate(d)) *
+		      COST_FUSED_EFFICIENCY;
+
+	if (s > 1) {
+		launch(d, e, 2 * mk + 2 * kn + 4.0 * s * mn, blocks * 128 * tile_n * k, rate,
+		       blocks * s);
+		launch(d, e, 4.0 * s * mn + cs * mn, 0, 1, elementwise_blocks(mn));
+		return;
+	}
+	launch(d, e, 2 * mk + 2 * kn + cs * mn, blocks * 128 * tile_n * k, rate, blocks);
+}
+
+uint32_t cost_fused_splits(const struct cost_device *d, const struct cost_gemm *g)
+{
+	enum cost_fused_kernel fk = cost_fused_kernel(d->sm, d->tensor_cores);
+	struct cost_estimate one = {0}, split;
+	uint32_t best = 1;
+	double blocks, mn, bytes;
+
+	if ((fk != COST_FUSED_TC75 && fk != COST_FUSED_TC70) || g->batch != 1 || g->k <= 0 ||
+	    !cost_device_known(d))
+		return 1;
+	blocks = fused_blocks(g, 256);
+	if (blocks >= d->sm_count)
+		return 1;
+	mn = (double)g->m * (double)g->n;
+	bytes = 2.0 * (double)g->k * ((double)g->m + (double)g->n) + g->c_bytes * mn;
+	fused(d, g, 1, &one);
+	for (uint32_t s = 2; s <= COST_FUSED_MAX_SPLITS; s++) {
+		int64_t kc = g->k / s;
+		if (g->k % s || kc % 32 || kc < 256 || 8.0 * s * mn > 0.2 * bytes)
+			continue;
+		split = (struct cost_estimate){0};
+		fused(d, g, s, &split);
+		if (split.us < one.us)
+			one = split, best = s;
+		if (blocks * s >= d->sm_count)
+			break;   /* more splits only add partial results */
+	}
+	return best;
+}
+
 int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum cost_path p,
 		  struct cost_estimate *e)
 {
@@ -271,22 +328,11 @@ int cost_estimate(const struct cost_device *d, const struct cost_gemm *g, enum c
 			launch(d, e, 4 * s * mn + cs * mn, 0, 1, elementwise_blocks(mn));
 		return 1;
 	}
-	case COST_FUSED: {
-		/* One kernel: the operands read as stored (a card's L2 serves a tile's repeated
-		 * reads: bench/traffic.sh measures device memory's bytes through the simulator's
-		 * L2), C written once, the multiply-adds of whole tiles (a tile's rows past m and
-		 * columns past n cost the same) at COST_FUSED_EFFICIENCY of the peak of the units
-		 * the kernel runs on: the tensor cores, or the CUDA cores' fp32 fma. */
-		enum cost_fused_kernel fk = cost_fused_kernel(d->sm, d->tensor_cores);
-		int cuda_cores = fk == COST_FUSED_FMA;
-		double tile_n = cuda_cores ? 128 : 256, blocks = fused_blocks(g, (int64_t)tile_n);
-		if (fk == COST_FUSED_NONE)
+	case COST_FUSED:
+		if (cost_fused_kernel(d->sm, d->tensor_cores) == COST_FUSED_NONE)
 			return 0;
-		launch(d, e, 2 * mk + 2 * kn + cs * mn, blocks * 128 * tile_n * k,
-		       (cuda_cores ? cost_fp32_rate(d) : cost_tensor_rate(d)) * COST_FUSED_EFFICIENCY,
-		       blocks);
+		fused(d, g, cost_fused_splits(d, g), e);
 		return 1;
-	}
 	default:
 		return 0;
 	}

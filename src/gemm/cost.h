@@ -89,6 +89,22 @@ enum cost_fused_kernel cost_fused_kernel(int sm, int tensor_cores);
  * bench/gemm_bench.sh prints the measured figure). */
 #define COST_FUSED_EFFICIENCY 0.5
 
+/* The fused path's split of k on the tensor cores (rewrite/fused.c takes the same): where
+ * the unsplit grid (tiles of 128 x 256) has fewer blocks than the GPU has multiprocessors
+ * (one block of these kernels a multiprocessor), the s the model finds fastest, 1 (no
+ * split) included.  s divides k (every split the same k, as the grid's z takes them), k / s
+ * is a multiple of 32 (the kernels' chunk) and at least 256, s at most
+ * COST_FUSED_MAX_SPLITS and no larger than it takes to fill the multiprocessors, and the
+ * partial results (written and read: 8 s m n bytes) at most a fifth of the bytes the
+ * unsplit kernel moves, so that a split GEMM stays within 1.25 times a native GEMM's
+ * device-memory bytes (the fused path's budget in bench/traffic.sh).  Only for
+ * one GEMM (batch 1; rewrite/fused.c also leaves arrays of pointers unsplit: the splits
+ * take the grid's z).  The partial results are fp32 (4 bytes an output a split, written
+ * and read once) and the fp32 epilogue adds them in order.  The CUDA cores' kernel is not
+ * split: its outputs are one fma chain in k order, bit for bit. */
+#define COST_FUSED_MAX_SPLITS 16
+uint32_t cost_fused_splits(const struct cost_device *d, const struct cost_gemm *g);
+
 /* The decode kernel's split of k (rewrite/decode.c takes the same): enough splits for two
  * blocks a multiprocessor, where that reaches at least one a multiprocessor, each split 256 of
  * k or more and the partial results (8 bytes an output a split) within a fifth of the big

@@ -3,7 +3,10 @@
 # the rewritten GEMMs must show up as GEMMs of EXPECT_ATYPE (default R_32F; "none": no GEMM
 # at all reaches cuBLAS, the kernels do everything), no bf16 GEMM may run in cuBLAS (one it
 # refuses is not run), and between the client's first GEMM and its one synchronisation
-# nothing may synchronise (no blocking copy, sync, alloc or free).
+# nothing may synchronise (no blocking copy, sync, alloc or free).  EXPECT_SPLIT=1: some
+# launch has a grid of more than one in z (the client's long-k mode has one batch item a
+# GEMM, so that is the fused path's split of k), each followed by its epilogue;
+# EXPECT_SPLIT=0: none has.
 set -eu
 client=$1 shim=$2; shift 2
 log=$(mktemp)
@@ -29,7 +32,11 @@ awk '
     refused = $NF == "CUBLAS_STATUS_NOT_SUPPORTED"
     if ($4 ~ /^cublas(Gemm|Sgemm)/ && $0 ~ /atype=R_16BF/ && !refused) bf16++
     if ($4 ~ /^cublas(Gemm|Sgemm)|^cublasLtMatmul$/ && !refused) gemms++
-    if ($4 == "cuLaunchKernel" || $4 == "cuLaunchKernel_ptsz") launches++
+    if ($4 == "cuLaunchKernel" || $4 == "cuLaunchKernel_ptsz") {
+      launches++
+      g = $0; sub(/.*grid=/, "", g); split(g, d, /[ ,]/)
+      if (d[3] > 1) split_at[++splits] = launches
+    }
   }
   END {
     if (!start || !end) { print "GEMM phase not found in the log"; exit 1 }
@@ -38,5 +45,15 @@ awk '
     if (want == "none" && gemms) { printf "%d GEMMs reached cuBLAS\n", gemms; exit 1 }
     if ((!fp32 && want != "none") || !launches) { print "no rewrite visible in the log"; exit 1 }
     if (bf16) { print "bf16 GEMMs reached cuBLAS: the shim did not rewrite them"; exit 1 }
+    if (want_split == "0" && splits) { printf "%d launches split k, want none\n", splits; exit 1 }
+    if (want_split == "1") {
+      printf "%d launches split k\n", splits
+      if (!splits) { print "no launch split k"; exit 1 }
+      # Each split launch is followed by its epilogue, before the next GEMM'"'"'s kernel.
+      for (i = 1; i <= splits; i++)
+        if (split_at[i] + 1 > launches || (i < splits && split_at[i + 1] == split_at[i] + 1)) {
+          print "a split launch without its epilogue"; exit 1
+        }
+    }
     exit bad ? 1 : 0
-  }' want="${EXPECT_ATYPE:-R_32F}" "$log" "$log"
+  }' want="${EXPECT_ATYPE:-R_32F}" want_split="${EXPECT_SPLIT:-}" "$log" "$log"

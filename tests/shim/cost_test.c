@@ -118,13 +118,40 @@ static void hand_computed(void)
 		       1e6 + 4;
 	CHECK(near(e.us, want) && near(e.bytes, 41943040), "fused 512x4096x4096 %.4f us, want %.4f",
 	      e.us, want);
-	/* A GEMM of 20 rows pays for a tile of 128: 16 blocks, 0.4 of the SMs, whose share of
-	 * the bandwidth (33882112 bytes) and of the rate bound it. */
+	/* A GEMM of 20 rows pays for a tile of 128: unsplit, 16 blocks, 0.4 of the SMs, whose
+	 * share of the bandwidth (33882112 bytes) and of the rate bound it.  Split 4 ways (k /
+	 * 4 = 1024 each), 64 blocks fill the 40 SMs: 2mk + 2kn + 4 s mn = 35028992 bytes under
+	 * the same multiply-adds at the full rate, then the epilogue's 4 s mn + 2 mn = 1474560
+	 * bytes (81 blocks).  Split 2 ways, 32 blocks: 0.8 of the SMs. */
 	fz.m = 20;
-	CHECK(cost_estimate(&named_t4, &fz, COST_FUSED, &e), "fused, 20 rows");
-	want = fmax(33882112 / (114.6e9 * 0.4), 16 * 128 * 256 * 4096.0 /
-		    (42.31e12 / 2 * COST_FUSED_EFFICIENCY * 0.4)) * 1e6 + 4;
-	CHECK(near(e.us, want), "fused 20x4096x4096 %.4f us, want %.4f", e.us, want);
+	double fused_fma = 16 * 128 * 256 * 4096.0, fused_rate = 42.31e12 / 2 * COST_FUSED_EFFICIENCY;
+	double unsplit = fmax(33882112 / (114.6e9 * 0.4), fused_fma / (fused_rate * 0.4)) * 1e6 + 4;
+	double split2 = fmax(34373632 / (114.6e9 * 0.8), fused_fma / (fused_rate * 0.8)) * 1e6 + 4 +
+			819200 / 114.6e9 * 1e6 + 4;
+	want = fmax(35028992 / 114.6e9, fused_fma / fused_rate) * 1e6 + 4 + 1474560 / 114.6e9 * 1e6 + 4;
+	CHECK(want < split2 && split2 < unsplit, "the splits by hand: %.1f, %.1f, %.1f us", want,
+	      split2, unsplit);
+	CHECK_EQ_INT((int)cost_fused_splits(&named_t4, &fz), 4, "20x4096x4096 split on a T4");
+	CHECK(cost_estimate(&named_t4, &fz, COST_FUSED, &e) && e.launches == 2, "fused, 20 rows");
+	CHECK(near(e.us, want) && near(e.bytes, 35028992 + 1474560),
+	      "fused 20x4096x4096 %.4f us, want %.4f", e.us, want);
+	/* No split: where the grid fills the SMs (512 rows), a batch, the CUDA cores' kernel, a
+	 * k with no split of a multiple of 32 and at least 256 (4000 = 32 x 125: 125 has no
+	 * divisor up to 16 but 5, whose 800 is a multiple of 32: split; 4004: none). */
+	fz.m = 512;
+	CHECK_EQ_INT((int)cost_fused_splits(&named_t4, &fz), 1, "512x4096x4096: no split");
+	fz.m = 20, fz.batch = 2;
+	CHECK_EQ_INT((int)cost_fused_splits(&named_t4, &fz), 1, "a batch: no split");
+	fz.batch = 1;
+	CHECK_EQ_INT((int)cost_fused_splits(&gtx1080, &fz), 1, "the CUDA cores: no split");
+	fz.k = 4000;
+	CHECK_EQ_INT((int)cost_fused_splits(&named_t4, &fz), 5, "k 4000: 5 splits of 800");
+	fz.k = 4004;
+	CHECK_EQ_INT((int)cost_fused_splits(&named_t4, &fz), 1, "k 4004: no split");
+	/* A split that would not pay: 640^3 (15 blocks) models faster unsplit than in 2 splits
+	 * of 320, whose partial results and epilogue cost more than the fill saves. */
+	struct cost_gemm sq = {640, 640, 640, 1, 2, 0};
+	CHECK_EQ_INT((int)cost_fused_splits(&named_t4, &sq), 1, "640^3: no split");
 	/* On the CUDA cores (GTX 1080), 1024^3 C fp32: 8 x 8 tiles of 128 x 128 at half the fp32
 	 * rate; 2mk + 2kn + 4mn bytes. */
 	CHECK(cost_estimate(&gtx1080, &f, COST_FUSED, &e) == 1, "fused on a GTX 1080");
@@ -198,14 +225,17 @@ static void crossovers(void)
 		 DECIDE_FUSED},
 		{&named_t4, "T4 square, compute-bound", {2560, 2560, 2560, 1}, {2561, 2561, 2561, 1},
 		 DECIDE_FUSED, DECIDE_FP16},
-		{&named_t4, "T4 tokens", {66, 4096, 4096, 1}, {67, 4096, 4096, 1}, DECIDE_PASS,
+		{&named_t4, "T4 tokens", {29, 4096, 4096, 1}, {30, 4096, 4096, 1}, DECIDE_PASS,
 		 DECIDE_FUSED},
 		{&named_t4, "T4 P V", {64, 256, 256, 16}, {64, 257, 257, 16}, DECIDE_PASS,
 		 DECIDE_FUSED},
 		{&named_v100, "V100 square", {504, 504, 504, 1}, {505, 505, 505, 1}, DECIDE_PASS,
 		 DECIDE_FP16},
-		{&named_v100, "V100 tokens", {50, 4096, 4096, 1}, {51, 4096, 4096, 1}, DECIDE_PASS,
-		 DECIDE_FP16},
+		{&named_v100, "V100 tokens", {46, 4096, 4096, 1}, {47, 4096, 4096, 1}, DECIDE_PASS,
+		 DECIDE_FUSED},
+		/* From 53 rows, 4 splits' partial results pass a fifth of the bytes (cost.h). */
+		{&named_v100, "V100 tokens, past the split", {52, 4096, 4096, 1},
+		 {53, 4096, 4096, 1}, DECIDE_FUSED, DECIDE_FP16},
 		{&named_v100, "V100 P V", {64, 703, 703, 16}, {64, 704, 704, 16}, DECIDE_PASS,
 		 DECIDE_FUSED},
 		{&named_v100s, "V100S P V, fused", {64, 1087, 1087, 16}, {64, 1088, 1088, 16},

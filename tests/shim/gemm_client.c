@@ -3,6 +3,9 @@
  *
  *   gemm_client expect-unsupported   every bf16 GEMM must fail with NOT_SUPPORTED
  *   gemm_client check [full]         every GEMM must succeed within the accuracy contract
+ *   gemm_client check long-k         the same with k of 512 to 768 and one batch item, the
+ *                                    GEMMs the fused path splits along k on a GPU with more
+ *                                    multiprocessors than the grid has blocks
  *
  * All GEMMs are queued first and synchronised once, so the simulator's call log can show that
  * nothing between the first GEMM and the final synchronisation synchronised the device.
@@ -23,6 +26,9 @@ static const char *const entry_names[] = {
 	"GemmBatchedEx", "GemmBatchedEx_64", "SgemmEx", "SgemmEx_64"};
 
 static const int sizes[] = {1, 7, 33, 130};
+/* k in long-k mode: multiples of 64, so that the fused path's splits (cost.h,
+ * cost_fused_splits) take 2 (512, 576, 640) and 3 (768) of them. */
+static const int long_k[] = {512, 576, 640, 768};
 static const cublasOperation_t ops[] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C};
 
 struct gcase {
@@ -240,6 +246,7 @@ int main(int argc, char **argv)
 {
 	int expect_unsupported = argc > 1 && strcmp(argv[1], "expect-unsupported") == 0;
 	int full = argc > 2 && strcmp(argv[2], "full") == 0;
+	int longk = argc > 2 && strcmp(argv[2], "long-k") == 0;
 	struct gcase *cases;
 	size_t n = 0, cap = 8192;
 	cublasHandle_t h;
@@ -247,7 +254,7 @@ int main(int argc, char **argv)
 	int failures = 0, idx = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s expect-unsupported | check [full]\n", argv[0]);
+		fprintf(stderr, "usage: %s expect-unsupported | check [full | long-k]\n", argv[0]);
 		return 2;
 	}
 	cases = calloc(cap, sizeof *cases);
@@ -281,8 +288,10 @@ int main(int argc, char **argv)
 						.entry = e, .ta = ops[ta], .tb = ops[tb],
 						.ctype = ct ? CUDA_R_32F : CUDA_R_16BF,
 						.device_mode = dm, .m = sizes[s],
-						.n = sizes[(s + 1) % 4], .k = sizes[(s + 2) % 4],
-						.pad = pad ? 3 : 0, .batch = batched ? (bt ? 3 : 1) : 1,
+						.n = sizes[(s + 1) % 4],
+						.k = (longk ? long_k : sizes)[(s + 2) % 4],
+						.pad = pad ? 3 : 0,
+						.batch = batched && !longk ? (bt ? 3 : 1) : 1,
 						.legacy_compute = (outer / 2) % 2};
 					setup(g);
 				}

@@ -257,6 +257,9 @@ extern const char bf16shim_kernels_tc_ptx[];
  *   output is recomputed from the bf16 inputs as one fp32 fma chain in k order.  The
  *   argument of KERNEL_FP16_SLICES (2^-28 |t| keeps the README's accuracy bound) applies
  *   as written.  Nothing comes back to the host and nothing is written but C, once.
+ *   Split k (rewrite/fused.c; cost.h, cost_fused_splits): the host runs one GEMM as a
+ *   batch of s whose views step k / s along k from one item to the next, into fp32
+ *   partial results that bf16shim_epilogue_f32 adds; the kernel does not know.
  *   Traffic: op(A) once per column block, op(B) once per row block (a card's L2 serves
  *   the repeats), C written once (read once with beta != 0), 24 bytes a block of views and
  *   scalars; more only for recomputed outputs.

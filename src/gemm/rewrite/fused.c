@@ -10,11 +10,14 @@
 #include "kernels/kernels.h"
 #include "real.h"
 #include "rewrite_internal.h"
+#include "walk.h"
 
-/* The kernel for the GPU the plan is for, and its tile. */
+/* The kernel for the GPU the plan is for, its tile, and whether it may split k (cost.h,
+ * cost_fused_splits). */
 struct fused_choice {
 	abi_function f;
 	unsigned tile_m, tile_n, blocks_per_sm;
+	int split_k;
 };
 
 /* The planner's choice (cost.h, cost_fused_kernel), among what this context loaded. */
@@ -23,12 +26,12 @@ static struct fused_choice fused_kernel(const struct own_kernels *mod,
 {
 	switch (dev ? cost_fused_kernel(dev->sm, dev->tensor_cores) : COST_FUSED_NONE) {
 	case COST_FUSED_TC75:
-		return (struct fused_choice){mod->fused_tc75, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N, 1};
+		return (struct fused_choice){mod->fused_tc75, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N, 1, 1};
 	case COST_FUSED_TC70:
-		return (struct fused_choice){mod->fused_tc70, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N, 1};
+		return (struct fused_choice){mod->fused_tc70, KERNEL_FUSED_TC_M, KERNEL_FUSED_TC_N, 1, 1};
 	case COST_FUSED_FMA:
 		return (struct fused_choice){mod->fused_fma, KERNEL_FUSED_FMA_M, KERNEL_FUSED_FMA_N,
-					     KERNEL_FUSED_FMA_BLOCKS_PER_SM};
+					     KERNEL_FUSED_FMA_BLOCKS_PER_SM, 0};
 	default:
 		return (struct fused_choice){0};
 	}
@@ -91,12 +94,59 @@ static enum why launch_fused(const struct rewrite_ctx *rc, struct fused_choice k
 	return WHY_NONE;
 }
 
+/* One GEMM with a split k (cost.h, cost_fused_splits): the kernel computes the s partial
+ * products over k / s each, as a batch of s in the grid's z (the views step k / s along k
+ * from one batch item to the next), into fp32 scratch in C's shape; the fp32 epilogue adds
+ * them in order, applies alpha, beta C, the bias and the activation, and writes C once.
+ * 0 where there is no scratch for the partial results (nothing launched: the caller runs
+ * the grid unsplit), else 1 with *why and *st as the path answers (rewrite.h). */
+static int launch_split(const struct gemm_call *c, const struct rewrite_ctx *rc,
+			struct fused_choice kc, uint32_t s, enum why *why, abi_status *st)
+{
+	uint64_t kc_len = (uint64_t)c->k / s, mn = (uint64_t)c->m * (uint64_t)c->n;
+	struct ws_lease ws = {0};
+
+	if (rewrite_scratch(c, rc, 4 * s * mn, &ws) != WHY_NONE)
+		return 0;
+	struct fused_args x = {
+		.a = operand_view(c->a, 0, 0, 0, 2, c->lda, 0, 0),
+		.b = operand_view(c->b, 0, 0, 0, 2, c->ldb, 0, 0),
+		.c = {.ptr = ws.ptr, .batch_stride = mn, .ld = (uint64_t)c->m},
+		.ta = c->transa != ABI_OP_N, .tb = c->transb != ABI_OP_N,
+		.m = (uint32_t)c->m, .n = (uint32_t)c->n, .k = (uint32_t)kc_len,
+		.ctype = KERNEL_TYPE_F32, .sc = {.alpha = 1, .beta = 0}};
+	/* op(A)'s k runs down A's columns when A is transposed, else across them; op(B)'s
+	 * down B's columns unless B is transposed. */
+	x.a.batch_stride = x.ta ? kc_len : kc_len * (uint64_t)c->lda;
+	x.b.batch_stride = x.tb ? kc_len * (uint64_t)c->ldb : kc_len;
+	x.group_m = 0;
+	*why = launch_fused(rc, kc, &x, s);
+	if (*why == WHY_NONE) {
+		struct view cv = operand_view(c->c, 0, 0, c->stride_c, rewrite_elem_size(c->ctype),
+					      c->ldc, 0, 0);
+		struct epilogue_args ea = epilogue_args_of(rc, c, ws.ptr, 0, 0, 0, c->m, c->n, cv);
+		void *params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS + 2];
+		uint64_t stride = mn;
+
+		epilogue_params(&ea, params, params + EPILOGUE_PARAMS);
+		params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS] = &s;
+		params[EPILOGUE_PARAMS + EPILOGUE_BIAS_PARAMS + 1] = &stride;
+		/* C is not written yet: a failed epilogue can be answered as a failed launch,
+		 * and the call replayed as a whole. */
+		*why = rewrite_launch_epilogue(rc->mod->epilogue_f32, (uint64_t)c->m,
+					       (uint64_t)c->n, 1, rc->stream, params);
+	}
+	workspace_release(&ws);
+	return 1;
+}
+
 enum why rewrite_fused(const struct gemm_call *c, const struct device_facts *dev,
 		       abi_status *st)
 {
 	size_t ce = rewrite_elem_size(c->ctype);
 	struct fused_choice kc;
 	struct rewrite_ctx rc;
+	uint32_t s;
 
 	*st = ABI_STATUS_SUCCESS;
 	if (c->m == 0 || c->n == 0 || c->batch == 0)
@@ -112,6 +162,21 @@ enum why rewrite_fused(const struct gemm_call *c, const struct device_facts *dev
 		return WHY_FUSED_KERNEL_MISSING;
 	if ((uint64_t)c->n > (uint64_t)MAX_GRID_YZ * kc.tile_n)
 		return WHY_NOT_FUSED_SHAPE;
+	/* The tensor-core kernels split k where the grid leaves multiprocessors idle and the
+	 * model finds the split faster, as the planner's estimate assumed; the CUDA cores'
+	 * kernel keeps one fma chain in k order. */
+	if (kc.split_k && !c->ptr_array && dev) {
+		struct plan_device pd = plan_device_of(dev);
+		struct cost_gemm g = {c->m, c->n, c->k, c->batch, c->ctype == ABI_R_32F ? 4 : 2, 0};
+		s = cost_fused_splits(&pd.cost, &g);
+	} else {
+		s = 1;
+	}
+	if (s > 1 && rc.mod->epilogue_f32) {
+		enum why why;
+		if (launch_split(c, &rc, kc, s, &why, st))
+			return why;
+	}
 	for (int64_t b0 = 0; b0 < c->batch; b0 += MAX_GRID_YZ) {
 		int64_t bn = min64(MAX_GRID_YZ, c->batch - b0);
 		struct fused_args x = {
