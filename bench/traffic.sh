@@ -147,7 +147,17 @@ awk -F, 'NR > 1 && ($1 == "fused" || $1 == "auto") {
 #     committed baseline already misses is printed as open and does not fail (its row cannot
 #     grow): the GTX 1080 (sm_61), whose 2 MiB L2 holds less than the op(A) and op(B) panels
 #     a wave of its 40 resident blocks walks, so they come from memory 1.5 to 3 times (the
-#     least of rewrite/fused.c's model of the launch order), which C's bytes dilute.
+#     least of rewrite/fused.c's model of the launch order), which C's bytes dilute.  Where
+#     a wave's panels exceed the L2, the next wave (which starts again at k = 0) finds none
+#     of them there, whatever the order, so each wave reads every panel it touches: a wave
+#     of 40 blocks of 128 x 128 is at best r x c tiles with r + c panels and r c >= 40.
+#     512 x 4096 x 4096 (4 rows of tiles, panels of 1 MiB): waves of 4 x 10, three and a
+#     last of 4 x 2, 48 MiB of operands at least: 1.273x (C fp32), 1.300x (C bf16), which is
+#     what the row measures.  1024^3 (8 x 8 tiles, panels of 256 KiB): 5 x 8 then 3 x 8, 24
+#     panels, 6 MiB: 1.25x and 1.333x at least; measured 1.298x and 1.397x.  So with this
+#     kernel's tiles the GTX 1080's C bf16 rows cannot reach 1.25x; 4096 x 4096 x 512
+#     (panels of 128 KiB: a wave's fit the L2, and the next wave can reuse them) measures
+#     1.254x and 1.456x.
 awk -F, '
   NR == FNR { if (FNR > 1) { key = $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $7
                              base[key] = $8 + $9; bl[key] = $10; bd[key] = $15 + $16
