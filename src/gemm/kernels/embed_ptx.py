@@ -9,7 +9,10 @@ target or ISA is valid for a newer one) and their common .address_size.
 A line `//@include FILE NAME=VALUE ...` in an input is replaced by the text of FILE (a
 fragment beside it: no header, PTX that the including kernel's registers and labels make
 whole), with every `{NAME}` in it replaced by VALUE: one fragment serves several kernels, or
-one kernel several times (its labels and registers then carry a NAME in theirs).
+one kernel several times (its labels and registers then carry a NAME in theirs).  A
+placeholder may also be a sum of integer terms, each a number, a NAME whose VALUE is an
+integer, or their product: `{B+5}`, `{O+4*N+512}`, so that one fragment writes a run of
+registers or offsets (a tile of accumulators) wherever the including line puts it.
 
 Usage: embed_ptx.py OUT.c NAME IN.ptx [IN.ptx ...]
        embed_ptx.py --print IN.ptx [IN.ptx ...]    (the merged module on stdout)"""
@@ -19,11 +22,37 @@ import sys
 
 HEADER = re.compile(r'^\s*\.(version|target|address_size)\s+(\S+)')
 INCLUDE = re.compile(r'^\s*//@include\s+(\S+)((?:\s+\w+=\S*)*)\s*$')
-PLACEHOLDER = re.compile(r'\{([A-Z][A-Z0-9_]*)\}')
+PLACEHOLDER = re.compile(r'\{([A-Z][A-Z0-9_]*|[A-Z0-9_]+(?:[-+*][A-Z0-9_]+)+)\}')
+TERM = re.compile(r'([-+]?)([A-Z0-9_]+(?:\*[A-Z0-9_]+)*)')
 
 
 def fail(msg):
     sys.exit(f'embed_ptx.py: {msg}')
+
+
+def value(expr, subs, where):
+    """A placeholder's text: a NAME's VALUE, or the integer a sum of products comes to."""
+    if expr in subs:
+        return subs[expr]
+    if re.fullmatch(r'[A-Z][A-Z0-9_]*', expr):
+        fail(f'{where}: {{{expr}}} not given')
+
+    def number(factor):
+        v = subs.get(factor, factor)
+        if not re.fullmatch(r'-?\d+', v):
+            fail(f'{where}: {{{expr}}}: {factor} is not an integer')
+        return int(v)
+
+    total, pos = 0, 0
+    for t in TERM.finditer(expr):
+        if t.start() != pos or (pos and not t.group(1)):
+            fail(f'{where}: {{{expr}}} is not a sum of products')
+        product = 1
+        for factor in t.group(2).split('*'):
+            product *= number(factor)
+        total += -product if t.group(1) == '-' else product
+        pos = t.end()
+    return str(total)
 
 
 def expand(path, depth=0):
@@ -43,8 +72,7 @@ def expand(path, depth=0):
         frag = os.path.join(os.path.dirname(path), m.group(1))
         subs = dict(kv.split('=', 1) for kv in m.group(2).split())
         body = expand(frag, depth + 1)
-        body = PLACEHOLDER.sub(lambda p: subs[p.group(1)] if p.group(1) in subs else
-                               fail(f'{path}: {{{p.group(1)}}} of {m.group(1)} not given'),
+        body = PLACEHOLDER.sub(lambda p: value(p.group(1), subs, f'{path}: {m.group(1)}'),
                                body)
         out.append(body)
     return ''.join(out)
