@@ -1,6 +1,9 @@
 /* bf16 GEMM scenarios the matrix client does not cover:
- *   scenario_client graph    a bf16 GEMM captured into a CUDA graph, replayed twice with new
- *                            inputs (the shim's scratch must be stream-ordered in the capture)
+ *   scenario_client graph [K]
+ *                            a bf16 GEMM (24 x 24 x K, K 24 unless given) captured into a
+ *                            CUDA graph, replayed twice with new inputs (the shim's scratch
+ *                            must be stream-ordered in the capture; a K of 512 makes the
+ *                            fused path split k into scratch)
  *   scenario_client panel N  an N x N x N bf16 GEMM under a small BF16SHIM_WORKSPACE_MB: right
  *                            result, and the device memory it keeps is within the cap
  * Exit status 0 when the result is right. */
@@ -34,19 +37,19 @@ static void fill(uint16_t *p, size_t n, unsigned seed)
 			       64.0f);
 }
 
-/* C(fp32) = A * B for column-major n x n bf16 matrices; returns mismatches. */
-static int check(const uint16_t *a, const uint16_t *b, const float *c, int n)
+/* C(fp32) = A * B for column-major n x k and k x n bf16 matrices; returns mismatches. */
+static int check(const uint16_t *a, const uint16_t *b, const float *c, int n, int k)
 {
 	int bad = 0;
 	for (int j = 0; j < n; j++)
 		for (int i = 0; i < n; i++) {
 			double acc = 0, mag = 0;
-			for (int l = 0; l < n; l++) {
-				double p = (double)float_of(a[i + (size_t)l * n]) * float_of(b[l + (size_t)j * n]);
+			for (int l = 0; l < k; l++) {
+				double p = (double)float_of(a[i + (size_t)l * n]) * float_of(b[l + (size_t)j * k]);
 				acc += p;
 				mag += fabs(p);
 			}
-			if (!(fabs(c[i + (size_t)j * n] - acc) <= (n + 2) * ldexp(mag, -24) + 1e-30)) {
+			if (!(fabs(c[i + (size_t)j * n] - acc) <= (k + 2) * ldexp(mag, -24) + 1e-30)) {
 				if (bad++ < 3)
 					fprintf(stderr, "C(%d,%d) = %.9g, want %.9g\n", i, j,
 						c[i + (size_t)j * n], acc);
@@ -55,18 +58,19 @@ static int check(const uint16_t *a, const uint16_t *b, const float *c, int n)
 	return bad;
 }
 
-static cublasStatus_t gemm(cublasHandle_t h, int n, const void *a, const void *b, void *c)
+static cublasStatus_t gemm(cublasHandle_t h, int n, int k, const void *a, const void *b,
+			   void *c)
 {
 	float one = 1, zero = 0;
-	return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, CUDA_R_16BF, n, b,
-			    CUDA_R_16BF, n, &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+	return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, k, &one, a, CUDA_R_16BF, n, b,
+			    CUDA_R_16BF, k, &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
 			    CUBLAS_GEMM_DEFAULT_TENSOR_OP);
 }
 
-static int graph(void)
+static int graph(int k)
 {
 	const int n = 24;
-	size_t ab = sizeof(uint16_t) * n * n, cb = sizeof(float) * n * n;
+	size_t ab = sizeof(uint16_t) * n * k, cb = sizeof(float) * n * n;
 	uint16_t *a = malloc(ab), *b = malloc(ab);
 	float *c = malloc(cb);
 	void *da, *db, *dc;
@@ -85,7 +89,7 @@ static int graph(void)
 	cudaMalloc(&dc, cb);
 	if (cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) != cudaSuccess)
 		return 2;
-	if (gemm(h, n, da, db, dc) != CUBLAS_STATUS_SUCCESS) {
+	if (gemm(h, n, k, da, db, dc) != CUBLAS_STATUS_SUCCESS) {
 		fprintf(stderr, "GEMM refused during capture\n");
 		return 1;
 	}
@@ -98,15 +102,15 @@ static int graph(void)
 	    cudaGraphInstantiate(&ge, g, 0) != cudaSuccess)
 		return 2;
 	for (unsigned round = 1; round <= 2; round++) {
-		fill(a, (size_t)n * n, round);
-		fill(b, (size_t)n * n, round + 10);
+		fill(a, (size_t)n * k, round);
+		fill(b, (size_t)k * n, round + 10);
 		cudaMemcpy(da, a, ab, cudaMemcpyHostToDevice);
 		cudaMemcpy(db, b, ab, cudaMemcpyHostToDevice);
 		if (cudaGraphLaunch(ge, s) != cudaSuccess)
 			return 2;
 		cudaStreamSynchronize(s);
 		cudaMemcpy(c, dc, cb, cudaMemcpyDeviceToHost);
-		bad += check(a, b, c, n);
+		bad += check(a, b, c, n, k);
 	}
 	cudaGraphExecDestroy(ge);
 	cudaGraphDestroy(g);
@@ -143,14 +147,14 @@ static int panel(int n)
 		cudaDeviceSynchronize();
 	}
 	cudaMemGetInfo(&free0, &total);
-	if (gemm(h, n, da, db, dc) != CUBLAS_STATUS_SUCCESS)
+	if (gemm(h, n, n, da, db, dc) != CUBLAS_STATUS_SUCCESS)
 		return 1;
 	cudaDeviceSynchronize();
 	cudaMemGetInfo(&free1, &total);
 	cudaMemcpy(c, dc, cb, cudaMemcpyDeviceToHost);
 	/* SIMCUDA_COMPUTE=0 runs sizes nothing could check: memory only. */
 	bad = getenv("SIMCUDA_COMPUTE") && atoi(getenv("SIMCUDA_COMPUTE")) == 0 ? 0
-										: check(a, b, c, n);
+										: check(a, b, c, n, n);
 	/* The shim keeps its scratch cached per stream: what it holds now is its peak. */
 	printf("panel: n=%d, scratch held %zu bytes (cap %zu, fp32 operands would need %zu), "
 	       "%d wrong elements\n", n, free0 - free1, cap, (size_t)3 * 4 * n * n, bad);
@@ -165,9 +169,9 @@ static int panel(int n)
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "graph") == 0)
-		return graph();
+		return graph(argc >= 3 ? atoi(argv[2]) : 24);
 	if (argc >= 3 && strcmp(argv[1], "panel") == 0)
 		return panel(atoi(argv[2]));
-	fprintf(stderr, "usage: %s graph | panel N\n", argv[0]);
+	fprintf(stderr, "usage: %s graph [K] | panel N\n", argv[0]);
 	return 2;
 }
