@@ -57,38 +57,27 @@ static void row(const char *label, const struct cost_gemm *g)
 	printf("  %s\n", plan_decision_name(p.step[0].decision));
 }
 
-/* Where the plan changes along a family of shapes: g(v) for v = 1, 2, ... limit (each power
- * of two and the points between, bisected to the exact value). */
+/* Where the plan changes along a family of shapes: g(v) for every v = 1 .. limit, each change
+ * printed (the model is not monotone: a fused tile of 128 rows is paid whole, so its choice
+ * against the fp16 path can flip at every multiple of 128). */
 static void crossovers(const char *what, struct cost_gemm (*g)(int64_t), int64_t limit)
 {
-	int64_t prev = 1;
+	struct cost_gemm first = g(1);
+	const char *prev = choice(&first);
 	int found = 0;
 
 	printf("  %s:", what);
-	for (int64_t v = 2; v <= limit; v *= 2) {
-		struct cost_gemm a = g(prev), b = g(v);
-		if (!strcmp(choice(&a), choice(&b)))
+	for (int64_t v = 2; v <= limit; v++) {
+		struct cost_gemm x = g(v);
+		const char *c = choice(&x);
+		if (!strcmp(c, prev))
 			continue;
-		int64_t lo = prev, hi = v;
-		while (hi - lo > 1) {
-			int64_t mid = (lo + hi) / 2;
-			struct cost_gemm x = g(mid);
-			if (!strcmp(choice(&x), choice(&a)))
-				lo = mid;
-			else
-				hi = mid;
-		}
-		struct cost_gemm x = g(lo), y = g(hi);
-		printf(" %s up to %lld, %s from %lld;", choice(&x), (long long)lo, choice(&y),
-		       (long long)hi);
+		printf(" %s up to %lld, %s from %lld;", prev, (long long)(v - 1), c, (long long)v);
+		prev = c;
 		found = 1;
-		prev = v;
-		continue;
 	}
-	if (!found) {
-		struct cost_gemm a = g(1);
-		printf(" %s throughout", choice(&a));
-	}
+	if (!found)
+		printf(" %s throughout", prev);
 	printf("\n");
 }
 
