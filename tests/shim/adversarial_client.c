@@ -125,6 +125,12 @@ static const struct acase adversarial[] = {
 	{"decode plain", 300, 4, 96, plain, 0},
 	{"decode huge column", 300, 4, 96, huge_column, 0},
 	{"decode NaN and Inf", 300, 12, 96, specials, 0},
+	/* Few outputs over a long k: the fused path's tensor-core kernels split k (2 ways on
+	 * the T4 and V100 presets: cost.h, cost_fused_splits), each split its own scales. */
+	{"split k plain", 40, 36, 1024, plain, 0},
+	{"split k near bf16 min", 40, 36, 1024, near_min, 0},
+	{"split k huge column", 40, 36, 1024, huge_column, 1},
+	{"split k NaN and Inf", 40, 36, 1024, specials, 0},
 	{NULL, 0, 0, 0, NULL, 0},
 };
 
@@ -228,6 +234,7 @@ static void silu_down(uint16_t *a, uint16_t *b, int m, int n, int k)
 static const struct acase attention[] = {
 	{"P V, PyTorch's form", 64, 98, 128, attention_pv, 0},
 	{"P V, k = 512", 64, 35, 512, attention_pv, 0},
+	{"P V, k = 1024 (k split)", 32, 24, 1024, attention_pv, 0},
 	{"P V, V huge where P is tiny", 40, 49, 128, attention_sink, 0},
 	{"P rows in op(A)", 77, 64, 160, attention_p_rows, 1},
 	{"P rows, A as stored", 49, 32, 96, attention_p_rows, 0},
