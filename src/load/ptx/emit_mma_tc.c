@@ -103,17 +103,23 @@ static void volta(iseq *S, const mfrag *F)
 	E(S, "shr.u32", u, lane, ir_imm(1));
 	E(S, "and.b32", u, u, ir_imm(8));
 	E(S, "or.b32", tau, tau, u);
-	/* B: chunk j's two pairs, for every chain. */
-	iarg bx[4];
+	/* B: chunk j's two pairs, for every chain; the source lane 4 tau(s) + off computed once
+	 * for each off (0 .. 3). */
+	iarg bx[4], srcs[4];
+	int have[4] = {0};
 	for (int j = 0; j < chunks; j++) {
 		bx[j] = ptxl_ir_temps(S, IA_R, 2);
 		for (int q = 0; q < 2; q++) {
 			int off = k16 ? j : j + 2 * q;
-			iarg src = tau;
-			if (off) {
-				src = ir_r(S);
-				E(S, "or.b32", src, tau, ir_imm((uint64_t)off));
+			if (!have[off]) {
+				srcs[off] = tau;
+				if (off) {
+					srcs[off] = ir_r(S);
+					E(S, "or.b32", srcs[off], tau, ir_imm((uint64_t)off));
+				}
+				have[off] = 1;
 			}
+			iarg src = srcs[off];
 			E(S, "shfl.sync.idx.b32", ir_el(bx[j], q), reg(S, F->b[k16 ? q : 0]), src, ir_imm(31),
 			  ALL);
 		}
