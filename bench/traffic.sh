@@ -154,10 +154,10 @@ awk -F, 'NR > 1 && ($1 == "fused" || $1 == "auto") {
 #     512 x 4096 x 4096 (4 rows of tiles, panels of 1 MiB): waves of 4 x 10, three and a
 #     last of 4 x 2, 48 MiB of operands at least: 1.273x (C fp32), 1.300x (C bf16), which is
 #     what the row measures.  1024^3 (8 x 8 tiles, panels of 256 KiB): 5 x 8 then 3 x 8, 24
-#     panels, 6 MiB: 1.25x and 1.333x at least; measured 1.298x and 1.397x.  So with this
+#     panels, 6 MiB: 1.25x and 1.333x at least; measured 1.295x and 1.393x.  So with this
 #     kernel's tiles the GTX 1080's C bf16 rows cannot reach 1.25x; 4096 x 4096 x 512
 #     (panels of 128 KiB: a wave's fit the L2, and the next wave can reuse them) measures
-#     1.254x and 1.456x.
+#     1.236x and 1.425x (1.254x and 1.456x before odd groups took the columns backwards).
 awk -F, '
   NR == FNR { if (FNR > 1) { key = $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $7
                              base[key] = $8 + $9; bl[key] = $10; bd[key] = $15 + $16

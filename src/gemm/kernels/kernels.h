@@ -231,10 +231,11 @@ extern const char bf16shim_kernels_tc_ptx[];
  *   Launch: blockDim = (KERNEL_FUSED_THREADS, 1, 1) (.reqntid), gridDim = (ceil(m /
  *   KERNEL_FUSED_TC_M), ceil(n / KERNEL_FUSED_TC_N), batch), no dynamic shared memory.
  *   Blocks take their tiles in launch order over groups of group_m rows of tiles (0: all),
- *   each group column by column: the blocks a card runs at once then share a few panels
- *   of op(A), which stay in the L2 while C goes out through evict-first (.cs) stores; the
- *   host picks group_m for the least op(A) and op(B) traffic its model of the L2 gives
- *   (rewrite/fused.c, group_rows).
+ *   each group column by column (odd groups from the last column, so that a group starts
+ *   on the op(B) panels its predecessor ended on): the blocks a card runs at once then
+ *   share a few panels of op(A), which stay in the L2 while C goes out through
+ *   evict-first (.cs) stores; the host picks group_m for the least op(A) and op(B)
+ *   traffic its model of the L2 gives (rewrite/fused.c, group_rows).
  *   A block computes a 128 x 256 tile of C over k in chunks of 32: the bf16 elements of
  *   the chunk are loaded as stored (16-byte loads along k, 4-byte across, element by
  *   element at the edges and for unaligned views), the next chunk's while this one is
