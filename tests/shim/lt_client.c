@@ -62,6 +62,15 @@ static const struct lcase variants[] = {
 	 CUDA_R_32F, 0, CUDA_R_32F, 1, 1, 1, 1, 0, 1, 1.0f, 1.0f},
 	{"D apart from C, row-major, no algorithm", 20, 30, 16, 2, CUBLAS_OP_N, CUBLAS_OP_N, ROW,
 	 CUDA_R_16BF, 0, CUDA_R_16BF, 1, 0, 1, 0, 1, 0, 0.5f, 2.0f},
+	/* Few outputs over a long k: the fused path's tensor-core kernels split k (2 ways on
+	 * the sm_75 and sm_70 presets) and the epilogue that adds the parts applies the bias,
+	 * the activation, alpha and beta C. */
+	{"pytorch bf16, long k", 40, 24, 1024, 1, CUBLAS_OP_T, CUBLAS_OP_N, COL, CUDA_R_16BF, 0,
+	 CUDA_R_16BF, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f},
+	{"long k, D apart, device scalars", 40, 24, 768, 1, CUBLAS_OP_N, CUBLAS_OP_T, COL,
+	 CUDA_R_32F, 0, CUDA_R_32F, 0, 1, 1, 0, 0, 0, 1.5f, 0.5f},
+	{"row-major, long k", 40, 24, 1024, 1, CUBLAS_OP_N, CUBLAS_OP_N, ROW, CUDA_R_16BF, 0,
+	 CUDA_R_16BF, 0, 0, 0, 0, 0, 0, 0.75f, 1.0f},
 	/* Decode shapes (n or m <= 16): the bf16-reading kernel, epilogue included; m <= 16
 	 * column-major runs as C^T there, a row-major D as D^T. */
 	{"decode n=4", 48, 4, 40, 1, CUBLAS_OP_T, CUBLAS_OP_N, COL, CUDA_R_16BF, 0, CUDA_R_16BF,
