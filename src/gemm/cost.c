@@ -250,8 +250,9 @@ uint32_t cost_fused_splits(const struct cost_device *d, const struct cost_gemm *
 	uint32_t best = 1;
 	double blocks, mn, bytes;
 
-	if ((fk != COST_FUSED_TC75 && fk != COST_FUSED_TC70) || g->batch != 1 || g->k <= 0 ||
-	    !cost_device_known(d))
+	/* Two splits need twice the least k of one: most calls stop here. */
+	if ((fk != COST_FUSED_TC75 && fk != COST_FUSED_TC70) || g->batch != 1 ||
+	    g->k < 2 * COST_FUSED_MIN_SPLIT_K || !cost_device_known(d))
 		return 1;
 	blocks = fused_blocks(g, 256);
 	if (blocks >= d->sm_count)
@@ -261,7 +262,7 @@ uint32_t cost_fused_splits(const struct cost_device *d, const struct cost_gemm *
 	fused(d, g, 1, &one);
 	for (uint32_t s = 2; s <= COST_FUSED_MAX_SPLITS; s++) {
 		int64_t kc = g->k / s;
-		if (g->k % s || kc % 32 || kc < 256 || 8.0 * s * mn > 0.2 * bytes)
+		if (g->k % s || kc % 32 || kc < COST_FUSED_MIN_SPLIT_K || 8.0 * s * mn > 0.2 * bytes)
 			continue;
 		split = (struct cost_estimate){0};
 		fused(d, g, s, &split);

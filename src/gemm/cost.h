@@ -103,6 +103,7 @@ enum cost_fused_kernel cost_fused_kernel(int sm, int tensor_cores);
  * and read once) and the fp32 epilogue adds them in order.  The CUDA cores' kernel is not
  * split: its outputs are one fma chain in k order, bit for bit. */
 #define COST_FUSED_MAX_SPLITS 16
+#define COST_FUSED_MIN_SPLIT_K 256     /* the least k of a split */
 uint32_t cost_fused_splits(const struct cost_device *d, const struct cost_gemm *g);
 
 /* The decode kernel's split of k (rewrite/decode.c takes the same): enough splits for two
