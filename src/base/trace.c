@@ -302,6 +302,8 @@ static void put_call(struct line *l, const struct trace_record *r)
 		put_string(l, "rejected", r->rejected);
 		put_micros(l, "rejected_us", r->rejected_us);
 	}
+	if (r->splits > 1)
+		put(l, ",\"splits\":%u", r->splits);
 }
 
 int trace_describe(const struct trace_record *r, char *buf, size_t cap)

@@ -25,6 +25,9 @@ struct trace_record {
 	double modeled_us;
 	const char *rejected;
 	double rejected_us;
+	/* Where the kernel that ran split k (decode, fused paths): the number of parts; 0 or 1
+	 * for none. */
+	unsigned splits;
 };
 
 /* Is tracing on?  Reads BF16SHIM_TRACE once. */

@@ -126,7 +126,7 @@ static void log_retry(const struct gemm_call *c, const struct device_facts *dev,
 }
 
 typedef enum why (*rewrite_fn)(const struct gemm_call *, const struct device_facts *,
-				abi_status *);
+				abi_status *, uint32_t *);
 
 static const rewrite_fn rewrites[] = {
 	[DECIDE_FP32] = rewrite_fp32,
@@ -135,15 +135,16 @@ static const rewrite_fn rewrites[] = {
 	[DECIDE_FUSED] = rewrite_fused,
 };
 
-/* The step's answer in *st: WHY_NONE, or why its machinery is unavailable. */
+/* The step's answer in *st: WHY_NONE, or why its machinery is unavailable; *splits as the
+ * rewrites set it (rewrite.h). */
 static enum why run_step(const struct gemm_call *c, const struct device_facts *dev,
-			 enum decision d, abi_status *st)
+			 enum decision d, abi_status *st, uint32_t *splits)
 {
 	if (plan_is_forward(d)) {
 		*st = c->forward(c, d);
 		return WHY_NONE;
 	}
-	return rewrites[d](c, dev, st);
+	return rewrites[d](c, dev, st, splits);
 }
 
 /* What a walk did, for the trace: the step the plan or a retry chose (not a fallback), and
@@ -153,6 +154,7 @@ struct outcome {
 	struct plan_step step;
 	int first_status;
 	struct plan_model model;      /* the cost model's figures, where it planned */
+	uint32_t splits;              /* k's parts, where the rewrite that ran split it */
 };
 
 struct plan_device plan_device_of(const struct device_facts *f)
@@ -188,7 +190,7 @@ static abi_status take_steps(const struct gemm_call *c, const struct device_fact
 		}
 		if (unavailable && plan_is_forward(s->decision))
 			atomic_fetch_add(&n_fallback, 1);
-		why = run_step(c, dev, s->decision, &r);
+		why = run_step(c, dev, s->decision, &r, &out->splits);
 		if (why != WHY_NONE) {
 			log_unavailable(c, dev, p, i, why, refused >= 0);
 			unavailable = 1;
@@ -289,7 +291,7 @@ static void record(const struct gemm_call *c, const struct outcome *out, abi_sta
 		.modeled = out->model.valid, .modeled_us = out->model.chosen_us,
 		.rejected = out->model.valid && out->model.rejected_us >= 0
 				    ? plan_decision_name(out->model.rejected) : NULL,
-		.rejected_us = out->model.rejected_us,
+		.rejected_us = out->model.rejected_us, .splits = out->splits,
 	});
 }
 

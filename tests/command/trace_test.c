@@ -55,6 +55,7 @@ static void *write_records(void *arg)
 		r.modeled_us = 1234.5678;
 		r.rejected = "pass";
 		r.rejected_us = 2345.0;
+		r.splits = i % 5 == 0 ? 4 : 0; /* every fifth ran with k split in 4 */
 		r.reason = "a reason with \"quotes\", a \\ and a\ttab";
 		trace_write(&r);
 	}

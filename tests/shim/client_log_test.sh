@@ -5,13 +5,13 @@
 # refuses is not run), and between the client's first GEMM and its one synchronisation
 # nothing may synchronise (no blocking copy, sync, alloc or free).  EXPECT_SPLIT=1: some
 # launch has a grid of more than one in z (the client's long-k mode has one batch item a
-# GEMM, so that is the fused path's split of k), each followed by its epilogue;
-# EXPECT_SPLIT=0: none has.
+# GEMM, so that is the fused path's split of k), each followed by its epilogue, and the
+# trace says so ("splits"); EXPECT_SPLIT=0: none has, and no trace record says it.
 set -eu
 client=$1 shim=$2; shift 2
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-SIMCUDA_LOG=$log LD_PRELOAD=$shim "$client" "$@"
+log=$(mktemp) trace=$(mktemp)
+trap 'rm -f "$log" "$trace"' EXIT
+SIMCUDA_LOG=$log BF16SHIM_TRACE=$trace LD_PRELOAD=$shim "$client" "$@"
 # Lines are written when a call returns, so a call's nested calls come just before it.
 # Pass 1 finds the phase: from the client's first cublasSetPointerMode_v2 to its one
 # cudaStreamSynchronize (depth 0), less that call's own nested lines just before it.
@@ -57,3 +57,14 @@ awk '
     }
     exit bad ? 1 : 0
   }' want="${EXPECT_ATYPE:-R_32F}" want_split="${EXPECT_SPLIT:-}" "$log" "$log"
+# The trace: a record with "splits" for each GEMM that ran split (one launch in z each),
+# none otherwise.
+traced=$(grep -c '"splits":' "$trace" || true)
+launched=$(awk '$4 ~ /^cuLaunchKernel/ { g = $0; sub(/.*grid=/, "", g); split(g, d, /[ ,]/)
+  if (d[3] > 1) n++ } END { print n + 0 }' "$log")
+echo "trace: $traced records with splits, $launched launches split"
+case "${EXPECT_SPLIT:-}" in
+1) [ "$traced" -gt 0 ] && [ "$traced" -eq "$launched" ] ||
+	{ echo "the trace shows $traced splits of k for $launched split launches"; exit 1; } ;;
+0) [ "$traced" -eq 0 ] || { echo "$traced trace records show a split of k, want none"; exit 1; } ;;
+esac

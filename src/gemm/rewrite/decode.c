@@ -47,7 +47,7 @@ static enum why launch_small(const struct rewrite_ctx *rc, struct view a, uint32
 }
 
 enum why rewrite_decode(const struct gemm_call *c, const struct device_facts *dev,
-			abi_status *st)
+			abi_status *st, uint32_t *splits_out)
 {
 	int swap = c->n > KERNEL_SMALL_MAX_N;
 	uint32_t ta = c->transa != ABI_OP_N, tb = c->transb != ABI_OP_N;
@@ -122,7 +122,9 @@ enum why rewrite_decode(const struct gemm_call *c, const struct device_facts *de
 			return b0 ? WHY_NONE : why;
 		}
 	}
-	if (splits > 1)
+	if (splits > 1) {
 		workspace_release(&ws);
+		*splits_out = splits;
+	}
 	return WHY_NONE;
 }

@@ -177,8 +177,10 @@ static const struct tile_path fp16_path = {
 	.convert = fp16_convert, .after_gemm = fp16_tail, .epilogue = fp16_epilogue,
 };
 
-enum why rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, abi_status *st)
+enum why rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, abi_status *st,
+		      uint32_t *splits)
 {
+	(void)splits; /* k is never split here */
 	struct fp16_state state = {.tensor_cores = dev && dev->tensor_cores};
 
 	return rewrite_tiles(c, &fp16_path, &state, st);

@@ -89,8 +89,10 @@ static const struct tile_path fp32_path = {
 	.direct_cost = &fp32_direct_cost, .convert = fp32_convert, .epilogue = fp32_epilogue,
 };
 
-enum why rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, abi_status *st)
+enum why rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, abi_status *st,
+		      uint32_t *splits)
 {
+	(void)splits; /* k is never split here */
 	struct fp32_state state;
 
 	(void)dev;

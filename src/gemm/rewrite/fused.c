@@ -141,7 +141,7 @@ static int launch_split(const struct gemm_call *c, const struct rewrite_ctx *rc,
 }
 
 enum why rewrite_fused(const struct gemm_call *c, const struct device_facts *dev,
-		       abi_status *st)
+		       abi_status *st, uint32_t *splits)
 {
 	size_t ce = rewrite_elem_size(c->ctype);
 	struct fused_choice kc;
@@ -176,8 +176,11 @@ enum why rewrite_fused(const struct gemm_call *c, const struct device_facts *dev
 	}
 	if (s > 1 && rc.mod->epilogue_f32) {
 		enum why why;
-		if (launch_split(c, &rc, kc, s, &why, st))
+		if (launch_split(c, &rc, kc, s, &why, st)) {
+			if (why == WHY_NONE)
+				*splits = s;
 			return why;
+		}
 	}
 	for (int64_t b0 = 0; b0 < c->batch; b0 += MAX_GRID_YZ) {
 		int64_t bn = min64(MAX_GRID_YZ, c->batch - b0);

@@ -12,12 +12,16 @@
 /* Bytes of one element of a GEMM operand type (the types the rewrites take). */
 size_t rewrite_elem_size(int type);
 
-enum why rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, abi_status *st);
-enum why rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, abi_status *st);
+/* *splits: set to the number of parts k was split into where a path ran its kernel so
+ * (decode, fused: the trace shows it), else left as it was. */
+enum why rewrite_fp32(const struct gemm_call *c, const struct device_facts *dev, abi_status *st,
+		      uint32_t *splits);
+enum why rewrite_fp16(const struct gemm_call *c, const struct device_facts *dev, abi_status *st,
+		      uint32_t *splits);
 enum why rewrite_decode(const struct gemm_call *c, const struct device_facts *dev,
-			abi_status *st);
+			abi_status *st, uint32_t *splits);
 enum why rewrite_fused(const struct gemm_call *c, const struct device_facts *dev,
-		       abi_status *st);
+		       abi_status *st, uint32_t *splits);
 
 /* Where c's alpha and beta live (ABI_POINTER_MODE_*), as its backend reads it; -1 if it
  * cannot tell.  A host call, never a GPU synchronisation: for the trace. */
