@@ -17,7 +17,12 @@
  * position (i & 4) + (L & 2) + (i & 1): with these rows and columns, that is row g of the
  * chain and columns 2t, 2t + 1 in elements 4 (t & 1) and 4 (t & 1) + 1 (the other elements
  * are copies other lanes keep).  Each chain starts from C and accumulates its chunks in k
- * order on the tensor cores, as the original's products would be. */
+ * order on the tensor cores, as the original's products would be.
+ * For K = 16 one chain does both row halves (4 products where two chains take 8): position
+ * s takes row g + 8 ((s >> 1) & 1) (g for t < 2, g + 8 for t >= 2), so that element i of
+ * D lies in row g + 8 ((i >> 1) & 1) and the lane keeps elements 4 (t & 1) .. + 3: rows g
+ * and g + 8 of its two columns.  A lane t >= 2 reads its chunk from lane j ^ 2 of its group,
+ * which a butterfly shuffle has given lane j's row g + 8 pair. */
 #include "lower_internal.h"
 
 #define ALL ir_imm(0xffffffffu)
@@ -91,14 +96,14 @@ static iarg reg(iseq *S, iarg x)
 static void volta(iseq *S, const mfrag *F)
 {
 	int chains = F->half_rows ? 1 : 2, chunks = F->k / 4, k16 = F->k == 16;
-	iarg lane = ir_r(S), u = ir_r(S), tau = ir_r(S), odd = ir_p(S);
+	iarg lane = ir_r(S), u = ir_r(S), tau = ir_r(S), odd = ir_p(S), t2 = ir_r(S);
 	E(S, "mov.u32", lane, ir_text("%laneid"));
-	/* tau = 4 tau(s): (L & 1) << 2 | (L & 2) << 3 | (L >> 1) & 8 */
+	/* tau = 4 tau(s): (L & 1) << 2 | (L & 2) << 3 | (L >> 1) & 8; t2 = L & 2 */
 	E(S, "and.b32", tau, lane, ir_imm(1));
 	E(S, "setp.ne.u32", odd, tau, ir_imm(0));
 	E(S, "shl.b32", tau, tau, ir_imm(2));
-	E(S, "and.b32", u, lane, ir_imm(2));
-	E(S, "shl.b32", u, u, ir_imm(3));
+	E(S, "and.b32", t2, lane, ir_imm(2));
+	E(S, "shl.b32", u, t2, ir_imm(3));
 	E(S, "or.b32", tau, tau, u);
 	E(S, "shr.u32", u, lane, ir_imm(1));
 	E(S, "and.b32", u, u, ir_imm(8));
@@ -124,37 +129,94 @@ static void volta(iseq *S, const mfrag *F)
 			  ALL);
 		}
 	}
-	iarg c[4], acc[2];
+	iarg c[4], acc = {0}, val[4], accs[2];
 	ptxl_mma_load_c(S, F, c);
 	for (int i = 0; i < 4; i++)
 		c[i] = reg(S, c[i]);
-	for (int h = 0; h < chains; h++) {
-		iarg init[8];
-		for (int i = 0; i < 8; i++)
-			init[i] = c[2 * h + i % 2];
-		iarg in = ptxl_ir_anylist(S, init, 8);
-		for (int j = 0; j < chunks; j++) {
-			/* A: row g (+8) of chunk j, from lane j (and j + 2) of the group of four */
-			iarg x = ptxl_ir_temps(S, IA_R, 2);
-			for (int q = 0; q < 2; q++)
-				E(S, "shfl.sync.idx.b32", ir_el(x, q), reg(S, F->a[k16 ? h + 2 * q : h]),
-				  ir_imm((uint64_t)(k16 ? j : j + 2 * q)), ir_imm(0x1c03), ALL);
-			acc[h] = ptxl_ir_temps(S, IA_R, 8);
-			E(S, "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", ir_tvec(acc[h], 8), ir_tvec(x, 2),
-			  ir_tvec(bx[j], 2), in);
-			in = ir_tvec(acc[h], 8);
+	if (F->half_rows || !k16) {
+		/* A chain of products per row half (rows g, and g + 8 unless half_rows): every
+		 * position of the quad-pair takes the chain's row.  (For K = 8 and 4 this takes
+		 * fewer instructions than the shared chain below, which needs its shuffle sources
+		 * set up first.) */
+		for (int h = 0; h < chains; h++) {
+			iarg init[8];
+			for (int i = 0; i < 8; i++)
+				init[i] = c[2 * h + i % 2];
+			iarg in = ptxl_ir_anylist(S, init, 8);
+			for (int j = 0; j < chunks; j++) {
+				/* A: row g (+8) of chunk j, from lane j (and j + 2) of the group of four */
+				iarg x = ptxl_ir_temps(S, IA_R, 2);
+				for (int q = 0; q < 2; q++)
+					E(S, "shfl.sync.idx.b32", ir_el(x, q),
+					  reg(S, F->a[k16 ? h + 2 * q : h]),
+					  ir_imm((uint64_t)(k16 ? j : j + 2 * q)), ir_imm(0x1c03), ALL);
+				accs[h] = ptxl_ir_temps(S, IA_R, 8);
+				E(S, "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", ir_tvec(accs[h], 8),
+				  ir_tvec(x, 2), ir_tvec(bx[j], 2), in);
+				in = ir_tvec(accs[h], 8);
+			}
 		}
+		/* Columns 2t, 2t + 1 of the lane's row in each chain: elements 4 (t & 1) and
+		 * 4 (t & 1) + 1. */
+		for (int i = 0; i < 2 * chains; i++) {
+			iarg a = accs[i / 2];
+			if (F->df16) {
+				val[i] = ir_r(S);
+				E(S, "selp.b32", val[i], ir_el(a, 4 + i % 2), ir_el(a, i % 2), odd);
+			} else {
+				ptxl_ir_emit(S, F->dguard, "selp.b32", (iarg[]){ F->d[i],
+					     ir_el(a, 4 + i % 2), ir_el(a, i % 2), odd }, 4);
+			}
+		}
+		if (F->df16)
+			ptxl_mma_store_d(S, F, val);
+		return;
 	}
-	/* Columns 2t, 2t + 1 of the lane's row: elements 4 (t & 1) and 4 (t & 1) + 1. */
-	iarg val[4];
-	for (int i = 0; i < 2 * chains; i++) {
-		iarg a = acc[i / 2];
+	/* K = 16: both row halves in one chain of 4 products, not two chains of 4: positions
+	 * t < 2 take row g, t >= 2 row g + 8.  Chunk j's pairs lie in lane j of the group of
+	 * four (q = 0: registers 0 and 1 of A for rows g and g + 8; q = 1: registers 2 and 3).
+	 * A lane t < 2 reads its pair from lane j, one t >= 2 from lane j ^ 2, so the register
+	 * one shuffle reads must hold row g's pair in lane j and row g + 8's in lane j ^ 2: y
+	 * is the row g + 8 register of the lane two along, and xlo (j < 2) or xhi (j >= 2)
+	 * is the row g register where lane & 2 is j & 2, y elsewhere. */
+	iarg hi = ir_p(S), xlo[2], xhi[2];
+	E(S, "setp.ne.u32", hi, t2, ir_imm(0));
+	for (int q = 0; q < 2; q++) {
+		iarg r0 = reg(S, F->a[2 * q]), r1 = reg(S, F->a[2 * q + 1]), y = ir_r(S);
+		E(S, "shfl.sync.bfly.b32", y, r1, ir_imm(2), ir_imm(31), ALL);
+		xlo[q] = ir_r(S);
+		xhi[q] = ir_r(S);
+		E(S, "selp.b32", xlo[q], y, r0, hi);
+		E(S, "selp.b32", xhi[q], r0, y, hi);
+	}
+	/* Element i of D: row g + 8 (i & 2) / 2, and for i & 4 = 4 (t & 1) column 2 t + i % 2:
+	 * C's c[i & 3] there. */
+	iarg init[8];
+	for (int i = 0; i < 8; i++)
+		init[i] = c[i & 3];
+	iarg in = ptxl_ir_anylist(S, init, 8);
+	for (int j = 0; j < chunks; j++) {
+		iarg x = ptxl_ir_temps(S, IA_R, 2), src = t2;
+		if (j) {   /* lane j ^ (lane & 2) of the group */
+			src = ir_r(S);
+			E(S, "xor.b32", src, t2, ir_imm((uint64_t)j));
+		}
+		for (int q = 0; q < 2; q++)
+			E(S, "shfl.sync.idx.b32", ir_el(x, q), j & 2 ? xhi[q] : xlo[q], src,
+			  ir_imm(0x1c03), ALL);
+		acc = ptxl_ir_temps(S, IA_R, 8);
+		E(S, "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", ir_tvec(acc, 8), ir_tvec(x, 2),
+		  ir_tvec(bx[j], 2), in);
+		in = ir_tvec(acc, 8);
+	}
+	/* Columns 2t, 2t + 1 of the lane's rows g and g + 8: elements 4 (t & 1) + i. */
+	for (int i = 0; i < 4; i++) {
 		if (F->df16) {
 			val[i] = ir_r(S);
-			E(S, "selp.b32", val[i], ir_el(a, 4 + i % 2), ir_el(a, i % 2), odd);
+			E(S, "selp.b32", val[i], ir_el(acc, 4 + i), ir_el(acc, i), odd);
 		} else {
-			ptxl_ir_emit(S, F->dguard, "selp.b32", (iarg[]){ F->d[i], ir_el(a, 4 + i % 2),
-					   ir_el(a, i % 2), odd }, 4);
+			ptxl_ir_emit(S, F->dguard, "selp.b32", (iarg[]){ F->d[i], ir_el(acc, 4 + i),
+					   ir_el(acc, i), odd }, 4);
 		}
 	}
 	if (F->df16)
