@@ -243,6 +243,12 @@ static void fused(const struct cost_device *d, const struct cost_gemm *g, uint32
 	launch(d, e, 2 * mk + 2 * kn + cs * mn, blocks * 128 * tile_n * k, rate, blocks);
 }
 
+int cost_fused_may_split(int64_t k, int64_t batch)
+{
+	/* Two splits need twice the least k of one: most calls stop here. */
+	return batch == 1 && k >= 2 * COST_FUSED_MIN_SPLIT_K;
+}
+
 uint32_t cost_fused_splits(const struct cost_device *d, const struct cost_gemm *g)
 {
 	enum cost_fused_kernel fk = cost_fused_kernel(d->sm, d->tensor_cores);
@@ -250,9 +256,8 @@ uint32_t cost_fused_splits(const struct cost_device *d, const struct cost_gemm *
 	uint32_t best = 1;
 	double blocks, mn, bytes;
 
-	/* Two splits need twice the least k of one: most calls stop here. */
-	if ((fk != COST_FUSED_TC75 && fk != COST_FUSED_TC70) || g->batch != 1 ||
-	    g->k < 2 * COST_FUSED_MIN_SPLIT_K || !cost_device_known(d))
+	if ((fk != COST_FUSED_TC75 && fk != COST_FUSED_TC70) ||
+	    !cost_fused_may_split(g->k, g->batch) || !cost_device_known(d))
 		return 1;
 	blocks = fused_blocks(g, 256);
 	if (blocks >= d->sm_count)

@@ -105,6 +105,9 @@ enum cost_fused_kernel cost_fused_kernel(int sm, int tensor_cores);
 #define COST_FUSED_MAX_SPLITS 16
 #define COST_FUSED_MIN_SPLIT_K 256     /* the least k of a split */
 uint32_t cost_fused_splits(const struct cost_device *d, const struct cost_gemm *g);
+/* Could g split at all (one GEMM, k of two splits)?  The cheap part of the above, which a
+ * caller asks before building a device's model for it. */
+int cost_fused_may_split(int64_t k, int64_t batch);
 
 /* The decode kernel's split of k (rewrite/decode.c takes the same): enough splits for two
  * blocks a multiprocessor, where that reaches at least one a multiprocessor, each split 256 of

@@ -8,8 +8,7 @@ client=$1 shim=$2 want=$3
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 SIMCUDA_LOG=$log LD_PRELOAD=$shim "$client" graph 512
-split=$(awk '$4 ~ /^cuLaunchKernel/ { g = $0; sub(/.*grid=/, "", g); split(g, d, /[ ,]/)
-  if (d[3] > 1) n++ } END { print n + 0 }' "$log")
+split=$(awk -f "$(dirname "$0")/split_launches.awk" "$log")
 echo "launches with k split: $split"
 if [ "$want" = 1 ] && [ "$split" -eq 0 ]; then echo "FAIL: the captured GEMM did not split k"; exit 1; fi
 if [ "$want" = 0 ] && [ "$split" -ne 0 ]; then echo "FAIL: the CUDA cores' kernel split k"; exit 1; fi

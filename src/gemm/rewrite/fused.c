@@ -166,8 +166,7 @@ enum why rewrite_fused(const struct gemm_call *c, const struct device_facts *dev
 	 * model finds the split faster, as the planner's estimate assumed; the CUDA cores'
 	 * kernel keeps one fma chain in k order. */
 	/* (The device's model is built only for a call that could split: it costs a lookup.) */
-	if (kc.split_k && !c->ptr_array && dev && c->batch == 1 &&
-	    c->k >= 2 * COST_FUSED_MIN_SPLIT_K) {
+	if (kc.split_k && !c->ptr_array && dev && cost_fused_may_split(c->k, c->batch)) {
 		struct plan_device pd = plan_device_of(dev);
 		struct cost_gemm g = {c->m, c->n, c->k, c->batch, c->ctype == ABI_R_32F ? 4 : 2, 0};
 		s = cost_fused_splits(&pd.cost, &g);

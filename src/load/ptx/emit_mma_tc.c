@@ -129,7 +129,8 @@ static void volta(iseq *S, const mfrag *F)
 			  ALL);
 		}
 	}
-	iarg c[4], acc = {0}, val[4], accs[2];
+	iarg c[4], val[4], accs[2], from[4];
+	int at[4];
 	ptxl_mma_load_c(S, F, c);
 	for (int i = 0; i < 4; i++)
 		c[i] = reg(S, c[i]);
@@ -156,67 +157,60 @@ static void volta(iseq *S, const mfrag *F)
 				in = ir_tvec(accs[h], 8);
 			}
 		}
-		/* Columns 2t, 2t + 1 of the lane's row in each chain: elements 4 (t & 1) and
-		 * 4 (t & 1) + 1. */
-		for (int i = 0; i < 2 * chains; i++) {
-			iarg a = accs[i / 2];
-			if (F->df16) {
-				val[i] = ir_r(S);
-				E(S, "selp.b32", val[i], ir_el(a, 4 + i % 2), ir_el(a, i % 2), odd);
-			} else {
-				ptxl_ir_emit(S, F->dguard, "selp.b32", (iarg[]){ F->d[i],
-					     ir_el(a, 4 + i % 2), ir_el(a, i % 2), odd }, 4);
+		/* D's element i: in chain i / 2, the lane's column 2t + i % 2. */
+		for (int i = 0; i < 2 * chains; i++)
+			from[i] = accs[i / 2], at[i] = i % 2;
+	} else {
+		/* K = 16: both row halves in one chain of 4 products, not two chains of 4: positions
+		 * t < 2 take row g, t >= 2 row g + 8.  Chunk j's pairs lie in lane j of the group of
+		 * four (q = 0: registers 0 and 1 of A for rows g and g + 8; q = 1: registers 2 and 3).
+		 * A lane t < 2 reads its pair from lane j, one t >= 2 from lane j ^ 2, so the register
+		 * one shuffle reads must hold row g's pair in lane j and row g + 8's in lane j ^ 2: y
+		 * is the row g + 8 register of the lane two along, and xlo (j < 2) or xhi (j >= 2)
+		 * is the row g register where lane & 2 is j & 2, y elsewhere. */
+		iarg hi = ir_p(S), xlo[2], xhi[2], acc = {0};
+		E(S, "setp.ne.u32", hi, t2, ir_imm(0));
+		for (int q = 0; q < 2; q++) {
+			iarg r0 = reg(S, F->a[2 * q]), r1 = reg(S, F->a[2 * q + 1]), y = ir_r(S);
+			E(S, "shfl.sync.bfly.b32", y, r1, ir_imm(2), ir_imm(31), ALL);
+			xlo[q] = ir_r(S);
+			xhi[q] = ir_r(S);
+			E(S, "selp.b32", xlo[q], y, r0, hi);
+			E(S, "selp.b32", xhi[q], r0, y, hi);
+		}
+		/* Element i of D: row g + 8 (i & 2) / 2, and for i & 4 = 4 (t & 1) column 2 t + i % 2:
+		 * C's c[i & 3] there. */
+		iarg init[8];
+		for (int i = 0; i < 8; i++)
+			init[i] = c[i & 3];
+		iarg in = ptxl_ir_anylist(S, init, 8);
+		for (int j = 0; j < chunks; j++) {
+			iarg x = ptxl_ir_temps(S, IA_R, 2), src = t2;
+			if (j) {   /* lane j ^ (lane & 2) of the group */
+				src = ir_r(S);
+				E(S, "xor.b32", src, t2, ir_imm((uint64_t)j));
 			}
+			for (int q = 0; q < 2; q++)
+				E(S, "shfl.sync.idx.b32", ir_el(x, q), j & 2 ? xhi[q] : xlo[q], src,
+				  ir_imm(0x1c03), ALL);
+			acc = ptxl_ir_temps(S, IA_R, 8);
+			E(S, "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", ir_tvec(acc, 8), ir_tvec(x, 2),
+			  ir_tvec(bx[j], 2), in);
+			in = ir_tvec(acc, 8);
 		}
-		if (F->df16)
-			ptxl_mma_store_d(S, F, val);
-		return;
+		/* D's element i: the lane's row g + 8 (i / 2), column 2t + i % 2. */
+		for (int i = 0; i < 4; i++)
+			from[i] = acc, at[i] = i;
 	}
-	/* K = 16: both row halves in one chain of 4 products, not two chains of 4: positions
-	 * t < 2 take row g, t >= 2 row g + 8.  Chunk j's pairs lie in lane j of the group of
-	 * four (q = 0: registers 0 and 1 of A for rows g and g + 8; q = 1: registers 2 and 3).
-	 * A lane t < 2 reads its pair from lane j, one t >= 2 from lane j ^ 2, so the register
-	 * one shuffle reads must hold row g's pair in lane j and row g + 8's in lane j ^ 2: y
-	 * is the row g + 8 register of the lane two along, and xlo (j < 2) or xhi (j >= 2)
-	 * is the row g register where lane & 2 is j & 2, y elsewhere. */
-	iarg hi = ir_p(S), xlo[2], xhi[2];
-	E(S, "setp.ne.u32", hi, t2, ir_imm(0));
-	for (int q = 0; q < 2; q++) {
-		iarg r0 = reg(S, F->a[2 * q]), r1 = reg(S, F->a[2 * q + 1]), y = ir_r(S);
-		E(S, "shfl.sync.bfly.b32", y, r1, ir_imm(2), ir_imm(31), ALL);
-		xlo[q] = ir_r(S);
-		xhi[q] = ir_r(S);
-		E(S, "selp.b32", xlo[q], y, r0, hi);
-		E(S, "selp.b32", xhi[q], r0, y, hi);
-	}
-	/* Element i of D: row g + 8 (i & 2) / 2, and for i & 4 = 4 (t & 1) column 2 t + i % 2:
-	 * C's c[i & 3] there. */
-	iarg init[8];
-	for (int i = 0; i < 8; i++)
-		init[i] = c[i & 3];
-	iarg in = ptxl_ir_anylist(S, init, 8);
-	for (int j = 0; j < chunks; j++) {
-		iarg x = ptxl_ir_temps(S, IA_R, 2), src = t2;
-		if (j) {   /* lane j ^ (lane & 2) of the group */
-			src = ir_r(S);
-			E(S, "xor.b32", src, t2, ir_imm((uint64_t)j));
-		}
-		for (int q = 0; q < 2; q++)
-			E(S, "shfl.sync.idx.b32", ir_el(x, q), j & 2 ? xhi[q] : xlo[q], src,
-			  ir_imm(0x1c03), ALL);
-		acc = ptxl_ir_temps(S, IA_R, 8);
-		E(S, "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", ir_tvec(acc, 8), ir_tvec(x, 2),
-		  ir_tvec(bx[j], 2), in);
-		in = ir_tvec(acc, 8);
-	}
-	/* Columns 2t, 2t + 1 of the lane's rows g and g + 8: elements 4 (t & 1) + i. */
-	for (int i = 0; i < 4; i++) {
+	/* Elements 4 (t & 1) + at of the chains: the lane's own (the others are copies other
+	 * lanes keep). */
+	for (int i = 0; i < 2 * chains; i++) {
 		if (F->df16) {
 			val[i] = ir_r(S);
-			E(S, "selp.b32", val[i], ir_el(acc, 4 + i), ir_el(acc, i), odd);
+			E(S, "selp.b32", val[i], ir_el(from[i], 4 + at[i]), ir_el(from[i], at[i]), odd);
 		} else {
-			ptxl_ir_emit(S, F->dguard, "selp.b32", (iarg[]){ F->d[i], ir_el(acc, 4 + i),
-					   ir_el(acc, i), odd }, 4);
+			ptxl_ir_emit(S, F->dguard, "selp.b32", (iarg[]){ F->d[i], ir_el(from[i], 4 + at[i]),
+					   ir_el(from[i], at[i]), odd }, 4);
 		}
 	}
 	if (F->df16)
