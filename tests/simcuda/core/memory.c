@@ -146,10 +146,14 @@ static uint64_t find_gap(uint64_t from, size_t span)
  * inaccessible page after them, so that no neighbour's bytes become host-accessible. */
 static size_t page_bytes(void)
 {
-	static size_t page;
-	if (!page)
-		page = (size_t)sysconf(_SC_PAGESIZE);
-	return page;
+	static size_t page;       /* atomic: as sim_compute_enabled's cache */
+	size_t v = __atomic_load_n(&page, __ATOMIC_RELAXED);
+
+	if (!v) {
+		v = (size_t)sysconf(_SC_PAGESIZE);
+		__atomic_store_n(&page, v, __ATOMIC_RELAXED);
+	}
+	return v;
 }
 
 static int managed_map(uint64_t addr, size_t bytes, int on)
@@ -564,10 +568,16 @@ void sim_stats_add(const sim_stats *d)
 	pthread_mutex_unlock(&stats_lock);
 }
 
+/* Read once, by whichever thread gets here first; the threads of a program allocate
+ * concurrently, so the cache is atomic (every thread computes the same value). */
 int sim_compute_enabled(void)
 {
 	static int enabled = -1;
-	if (enabled < 0)
-		enabled = core_env_long("SIMCUDA_COMPUTE", 1) != 0;
-	return enabled;
+	int v = __atomic_load_n(&enabled, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		v = core_env_long("SIMCUDA_COMPUTE", 1) != 0;
+		__atomic_store_n(&enabled, v, __ATOMIC_RELAXED);
+	}
+	return v;
 }
