@@ -94,6 +94,10 @@ def check_process(records, nthreads, tag, where):
             fail(f"{where}: first_status present={'first_status' in r} on a "
                  f"{'failed' if failed else 'successful'} record: {r}")
             break
+        # Every fifth record ran with k split in 4 (trace_test.c); "splits" only there.
+        if r.get("splits") != (4 if r["n"] % 5 == 0 else None):
+            fail(f"{where}: splits {r.get('splits')!r} on record {r['n']}")
+            break
         if not isinstance(r["t_ns"], int) or r["t_ns"] < 1_500_000_000 * 10**9:
             fail(f"{where}: t_ns {r['t_ns']} is not CLOCK_REALTIME nanoseconds")
             break
